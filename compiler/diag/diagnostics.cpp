@@ -1,0 +1,70 @@
+#include "diag/diagnostics.h"
+
+#include <cstdio>
+
+namespace ledger {
+
+static const DiagInfo kDiagInfos[] = {
+#define DIAG(Name, Sev, Text) {#Name, Severity::Sev, Text},
+#include "diag/kinds.def"
+#undef DIAG
+};
+
+const DiagInfo &diagInfo(DiagKind kind) { return kDiagInfos[static_cast<size_t>(kind)]; }
+
+Diagnostic &DiagnosticEngine::add(DiagKind kind, Severity severity, Loc loc, uint32_t length,
+                                  std::string message) {
+  if (severity == Severity::Error)
+    ++errors_;
+  else if (severity == Severity::Warning)
+    ++warnings_;
+  diags_.push_back({kind, severity, loc, length ? length : 1, std::move(message), {}});
+  return diags_.back();
+}
+
+static const char *severityWord(Severity severity) {
+  switch (severity) {
+  case Severity::Error:
+    return "error";
+  case Severity::Warning:
+    return "warning";
+  case Severity::Note:
+    return "note";
+  }
+  return "error";
+}
+
+static std::string renderOne(const SourceManager &sources, const Diagnostic &diag) {
+  const SourceFile &file = sources.file(diag.loc.file);
+  LineCol lc = sources.lineCol(diag.loc);
+  std::string text = fmt::format("{}:{}:{}: {}: {}\n", file.path, lc.line, lc.column,
+                                 severityWord(diag.severity), diag.message);
+  std::string_view line = sources.lineText(diag.loc);
+  text += line;
+  text += '\n';
+  std::string caret(lc.column - 1, ' ');
+  for (size_t i = 0; i < caret.size() && i < line.size(); ++i)
+    if (line[i] == '\t')
+      caret[i] = '\t';
+  size_t room = line.size() >= lc.column ? line.size() - (lc.column - 1) : 1;
+  size_t marks = std::max<size_t>(1, std::min<size_t>(diag.length, room));
+  caret += '^';
+  caret.append(marks - 1, '~');
+  text += caret;
+  text += '\n';
+  return text;
+}
+
+std::string DiagnosticEngine::render(const Diagnostic &diag) const {
+  std::string text = renderOne(sources_, diag);
+  for (const Diagnostic &note : diag.notes)
+    text += renderOne(sources_, note);
+  return text;
+}
+
+void DiagnosticEngine::print(std::FILE *out) const {
+  for (const Diagnostic &diag : diags_)
+    std::fputs(render(diag).c_str(), out);
+}
+
+} // namespace ledger

@@ -61,8 +61,10 @@ private:
     return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0';
   }
   bool atLineEnd() const {
-    char c = peek();
-    return c == '\n' || c == '\0' || (c == '\r' && peek(1) == '\n');
+    if (pos_ >= text_.size())
+      return true;
+    char c = text_[pos_];
+    return c == '\n' || (c == '\r' && peek(1) == '\n');
   }
 
   void physicalLine() {

@@ -63,6 +63,7 @@ const char *refKindName(RefKind kind) {
   case RefKind::Command: return "command";
   case RefKind::Fact: return "fact";
   case RefKind::Template: return "template";
+  case RefKind::EventOrTag: return "event or tag";
   }
   return "name";
 }

@@ -104,6 +104,7 @@ enum class RefKind : uint8_t {
   Command,
   Fact,
   Template,
+  EventOrTag, // `blocks`: an event, or tags an event carries
 };
 const char *refKindName(RefKind kind);
 

@@ -226,8 +226,15 @@ private:
     RefKind kind = slot.ref;
     Loc loc = tree_.loc(file, begin);
     auto len = static_cast<uint32_t>(name.size());
-    if (kind == RefKind::Event && among(kBuiltinEvents, name))
+    if ((kind == RefKind::Event || kind == RefKind::EventOrTag) && among(kBuiltinEvents, name))
       return;
+    if (kind == RefKind::EventOrTag) {
+      const Decl *event = decls_.find(Namespace::Shared, name);
+      if ((event && event->kind == RefKind::Event) || decls_.find(Namespace::Tag, name))
+        return;
+      diags_.report(DiagKind::UndeclaredName, loc, len, name, refKindName(kind));
+      return;
+    }
     const Decl *decl = decls_.find(namespaceOf(kind), name);
     if (kind == RefKind::Stat || kind == RefKind::Pool) {
       // A member of a stat by type: Resist.Fire
@@ -271,6 +278,34 @@ private:
     }
   }
 
+  // `STAT OP …` and `LINK = ACTOR` are written alike: the name tells them apart.
+  void checkModifier(NodeId n, const Params &params) {
+    const Node &node = tree_.nodes[n];
+    const Slot *stat = tree_.slot(n, "stat");
+    const Slot *op = tree_.slot(n, "op");
+    if (!stat || !op)
+      return;
+    std::string name(tree_.span(node.file, stat->begin, stat->end));
+    for (std::string_view p : params)
+      if (name == p || name.rfind(std::string(p) + ".", 0) == 0)
+        return;
+    Loc loc = tree_.loc(node.file, stat->begin);
+    auto len = static_cast<uint32_t>(name.size());
+    if (const Decl *link = decls_.find(Namespace::Shared, name); link && link->kind == RefKind::Link) {
+      if (tree_.span(node.file, op->begin, op->end) != "=")
+        diags_.report(DiagKind::LinkOverrideForm, loc, len, name, name);
+      return;
+    }
+    std::string base = name.substr(0, name.find('.'));
+    const Decl *decl = decls_.find(Namespace::Value, name);
+    if (!decl)
+      decl = decls_.find(Namespace::Value, base);
+    if (!decl)
+      diags_.report(DiagKind::UndeclaredName, loc, len, name, "stat or link");
+    else if (decl->kind != RefKind::Stat)
+      diags_.report(DiagKind::WrongKindOfValue, loc, len, name, refKindName(decl->kind), "stat");
+  }
+
   void resolveTree(NodeId n, Params params) {
     const Node &node = tree_.nodes[n];
     if (node.kind == FormKind::Template || node.kind == FormKind::Replace) {
@@ -282,6 +317,8 @@ private:
     }
     if (node.kind == FormKind::From || node.kind == FormKind::FromRow)
       return; // a from's rows are its template's values
+    if (node.kind == FormKind::EffectModifier)
+      checkModifier(n, params);
     if (node.kind != FormKind::Tags) // a tags line declares what it names
       resolveSlots(n, params);
     for (NodeId c = node.firstChild; c != kNone; c = tree_.nodes[c].nextSibling)

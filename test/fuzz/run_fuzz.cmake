@@ -8,7 +8,7 @@ foreach(seed ${seeds})
   file(COPY ${seed} DESTINATION ${CORPUS})
 endforeach()
 execute_process(
-  COMMAND ${FUZZER} -max_total_time=${SECONDS} -max_len=4096 -rss_limit_mb=2048
+  COMMAND ${FUZZER} -max_total_time=${SECONDS} -timeout=10 -max_len=4096 -rss_limit_mb=2048
           -print_final_stats=1 ${CORPUS}
   RESULT_VARIABLE result)
 if(NOT result EQUAL 0)

@@ -69,3 +69,9 @@ TEST(Lex, APlayLineSourceIsRawText) {
   EXPECT_EQ(l->diags.errorCount(), 0u);
   EXPECT_EQ(l->file.tokens.back().kind, TokenKind::RawText);
 }
+
+TEST(Lex, ANulByteIsRefusedAndPassed) {
+  auto l = lexText(std::string("stat A # a\0b\nstat B\0\n", 22));
+  EXPECT_EQ(l->file.lines.size(), 2u);
+  EXPECT_EQ(l->diags.errorCount(), 1u);
+}

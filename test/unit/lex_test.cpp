@@ -71,7 +71,7 @@ TEST(Lex, APlayLineSourceIsRawText) {
 }
 
 TEST(Lex, ANulByteIsRefusedAndPassed) {
-  auto l = lexText(std::string("stat A # a\0b\nstat B\0\n", 22));
+  auto l = lexText(std::string("stat A # a\0b\nstat B\0\n", 21));
   EXPECT_EQ(l->file.lines.size(), 2u);
   EXPECT_EQ(l->diags.errorCount(), 1u);
 }

@@ -116,6 +116,7 @@ private:
       return;
     FileId id = sources_.add(p.lexically_normal().string(), text);
     // The catalog line is the file's first statement: `catalog PATH`.
+    bool sawStatement = false;
     size_t offset = 0;
     while (offset < text.size()) {
       size_t eol = text.find('\n', offset);
@@ -124,6 +125,7 @@ private:
       std::string line = text.substr(offset, eol - offset);
       size_t b = line.find_first_not_of(' ');
       if (b != std::string::npos && line[b] != '#' && line.find_first_not_of(" \r") != std::string::npos) {
+        sawStatement = true;
         if (line.compare(b, 8, "catalog ") == 0) {
           size_t pb = line.find_first_not_of(' ', b + 8);
           size_t pe = line.find_first_of(" #\r", pb);
@@ -137,6 +139,10 @@ private:
         break;
       }
       offset = eol + 1;
+    }
+    if (!sawStatement) {
+      out_.ok = false;
+      diags_.report(DiagKind::PlayNeedsCatalog, Loc{id, 0}, 1);
     }
     out_.files.push_back({id, FileRole::Play});
   }

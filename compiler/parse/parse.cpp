@@ -30,9 +30,8 @@ class Parser {
 public:
   Parser(SyntaxTree &tree, DiagnosticEngine &diags) : tree_(tree), diags_(diags), table_(patternTable()) {
     for (const FormPattern &form : table_.forms)
-      for (size_t a = 0; a < form.alts.size(); ++a)
-        if (any(form.ctxs, partContexts()))
-          partForms_[static_cast<uint32_t>(form.ctxs)].push_back(static_cast<uint32_t>(form.kind));
+      if (any(form.ctxs, partContexts()))
+        partForms_[static_cast<uint32_t>(form.ctxs)].push_back(static_cast<uint32_t>(form.kind));
   }
 
   void run() {
@@ -497,7 +496,7 @@ private:
       return true;
     }
     case SlotKind::Duration: {
-      ExprId e = duration(blocked);
+      ExprId e = duration();
       if (e == kNone) {
         expected("a duration (a number with s, ms or t)");
         return false;
@@ -613,7 +612,7 @@ private:
     return static_cast<ExprId>(tree_.exprs.size() - 1);
   }
 
-  ExprId duration(const Blocked &blocked) {
+  ExprId duration() {
     uint32_t begin = pos_;
     if (isKind(pos_, TokenKind::Duration)) {
       Expr num{ExprKind::Number};
@@ -649,7 +648,6 @@ private:
       }
       reset(m);
     }
-    (void)blocked;
     return kNone;
   }
 

@@ -1,6 +1,5 @@
 #include "sema/check.h"
 
-#include <array>
 #include <functional>
 #include <string_view>
 

@@ -10,7 +10,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string text(reinterpret_cast<const char *>(data), size);
   for (ledger::FileRole role : {ledger::FileRole::Catalog, ledger::FileRole::Play}) {
     auto fe = ledger::runFrontendOnText("fuzz.ledger", text, role);
-    fe->diags.all();
     std::string rendered;
     for (const auto &diag : fe->diags.all())
       rendered += fe->diags.render(diag);

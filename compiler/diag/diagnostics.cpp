@@ -22,6 +22,15 @@ Diagnostic &DiagnosticEngine::add(DiagKind kind, Severity severity, Loc loc, uin
   return diags_.back();
 }
 
+std::string DiagnosticEngine::formatMessage(DiagKind kind, fmt::format_args args) {
+  const char *text = diagInfo(kind).text;
+  try {
+    return fmt::vformat(text, args);
+  } catch (const fmt::format_error &) {
+    return text;
+  }
+}
+
 static const char *severityWord(Severity severity) {
   switch (severity) {
   case Severity::Error:

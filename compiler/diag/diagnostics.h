@@ -43,9 +43,8 @@ public:
 
   template <typename... Args>
   Diagnostic &report(DiagKind kind, Loc loc, uint32_t length, const Args &...args) {
-    const DiagInfo &info = diagInfo(kind);
-    return add(kind, info.severity, loc, length,
-               fmt::vformat(info.text, fmt::make_format_args(args...)));
+    return add(kind, diagInfo(kind).severity, loc, length,
+               formatMessage(kind, fmt::make_format_args(args...)));
   }
   // A note on the diagnostic reported last.
   template <typename... Args>
@@ -53,9 +52,7 @@ public:
     if (diags_.empty())
       return;
     diags_.back().notes.push_back({kind, Severity::Note, loc, length ? length : 1,
-                                   fmt::vformat(diagInfo(kind).text,
-                                                fmt::make_format_args(args...)),
-                                   {}});
+                                   formatMessage(kind, fmt::make_format_args(args...)), {}});
   }
 
   size_t errorCount() const { return errors_; }
@@ -67,6 +64,9 @@ public:
   std::string render(const Diagnostic &diag) const;
 
 private:
+  // A message whose text asks for more values than its caller gave is a
+  // compiler bug; it prints the text unfilled rather than stopping the run.
+  static std::string formatMessage(DiagKind kind, fmt::format_args args);
   Diagnostic &add(DiagKind kind, Severity severity, Loc loc, uint32_t length,
                   std::string message);
 

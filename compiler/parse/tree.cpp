@@ -63,9 +63,17 @@ const char *refKindName(RefKind kind) {
   case RefKind::Command: return "command";
   case RefKind::Fact: return "fact";
   case RefKind::Template: return "template";
+  case RefKind::Pile: return "pile";
+  case RefKind::Curve: return "curve";
   case RefKind::EventOrTag: return "event or tag";
   }
   return "name";
+}
+
+std::string refKindWithArticle(RefKind kind) {
+  std::string name = refKindName(kind);
+  bool vowel = std::string_view("aeiou").find(name[0]) != std::string_view::npos;
+  return (vowel ? "an " : "a ") + name;
 }
 
 const char *ctxDescription(Ctx ctx) {

@@ -104,9 +104,13 @@ enum class RefKind : uint8_t {
   Command,
   Fact,
   Template,
+  Pile,
+  Curve,
   EventOrTag, // `blocks`: an event, or tags an event carries
 };
 const char *refKindName(RefKind kind);
+// "a stat", "an event": the kind with its article, for messages.
+std::string refKindWithArticle(RefKind kind);
 
 using NodeId = uint32_t;
 using ExprId = uint32_t;

@@ -93,7 +93,8 @@ private:
     if (added)
       return;
     const Decl &first = it->second;
-    diags_.report(DiagKind::DuplicateName, loc, length(file, tok), name, refKindName(first.kind));
+    diags_.report(DiagKind::DuplicateName, loc, length(file, tok), name,
+                  refKindWithArticle(first.kind));
     if (first.file != kNone)
       diags_.note(DiagKind::DeclaredHere, tree_.loc(first.file, first.token),
                   length(first.file, first.token), name);
@@ -189,11 +190,11 @@ private:
     case FormKind::Stages: names(RefKind::Stage); break;
     case FormKind::Categories: names(RefKind::Category); break;
     case FormKind::Fact: names(RefKind::Fact); break;
-    case FormKind::Pile: names(RefKind::None); break;
+    case FormKind::Pile: names(RefKind::Pile); break;
     case FormKind::Command: names(RefKind::Command); break;
     case FormKind::Stream: names(RefKind::Stream); break;
     case FormKind::Prop: name(RefKind::Prop); break;
-    case FormKind::Curve: name(RefKind::None); break;
+    case FormKind::Curve: name(RefKind::Curve); break;
     case FormKind::Table: name(RefKind::Table); break;
     case FormKind::Effect: name(RefKind::Effect); break;
     case FormKind::Ability: name(RefKind::Ability); break;
@@ -242,13 +243,13 @@ private:
         decl = decls_.find(Namespace::Value, base);
       }
       if (decl && decl->kind != kind) {
-        diags_.report(DiagKind::WrongKindOfValue, loc, len, name, refKindName(decl->kind),
-                      refKindName(kind));
+        diags_.report(DiagKind::WrongKind, loc, len, name, refKindWithArticle(decl->kind),
+                      refKindWithArticle(kind));
         return;
       }
     } else if (decl && namespaceOf(kind) == Namespace::Shared && decl->kind != kind) {
-      diags_.report(DiagKind::WrongKindOfName, loc, len, name, refKindName(decl->kind),
-                    refKindName(kind));
+      diags_.report(DiagKind::WrongKind, loc, len, name, refKindWithArticle(decl->kind),
+                    refKindWithArticle(kind));
       return;
     }
     if (!decl)
@@ -302,7 +303,8 @@ private:
     if (!decl)
       diags_.report(DiagKind::UndeclaredName, loc, len, name, "stat or link");
     else if (decl->kind != RefKind::Stat)
-      diags_.report(DiagKind::WrongKindOfValue, loc, len, name, refKindName(decl->kind), "stat");
+      diags_.report(DiagKind::WrongKind, loc, len, name, refKindWithArticle(decl->kind),
+                    "a stat");
   }
 
   void resolveTree(NodeId n, Params params) {

@@ -1,5 +1,6 @@
 # lit configuration for Ledger's FileCheck tests.
 import os
+import sys
 import lit.formats
 
 config.name = "Ledger"
@@ -11,5 +12,6 @@ config.test_exec_root = os.path.join(config.ledger_binary_dir, "test", "lit")
 
 config.substitutions.append(("%ledger", config.ledger_tool))
 config.substitutions.append(("%root", config.ledger_source_dir))
+config.substitutions.append(("%python", sys.executable))
 config.environment["PATH"] = os.pathsep.join(
     [config.llvm_tools_dir, config.environment.get("PATH", "")])

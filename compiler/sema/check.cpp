@@ -1,5 +1,7 @@
 #include "sema/check.h"
 
+#include "sema/refusals.h"
+
 #include <functional>
 #include <string_view>
 
@@ -336,7 +338,9 @@ private:
 } // namespace
 
 Declarations check(const SyntaxTree &tree, DiagnosticEngine &diags) {
-  return Checker(tree, diags).run();
+  Declarations decls = Checker(tree, diags).run();
+  checkRefusals(tree, decls, diags);
+  return decls;
 }
 
 } // namespace ledger

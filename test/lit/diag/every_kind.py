@@ -1,4 +1,4 @@
-"""Every diagnostic kind in kinds.def is provoked by some lit test: its message
+"""Every diagnostic kind in compiler/diag/*.def is provoked by some lit test: its message
 appears, with `{}` standing for anything, in a comment (a CHECK line, or a
 check prefix's) of a test under test/lit."""
 import pathlib
@@ -6,8 +6,10 @@ import re
 import sys
 
 root = pathlib.Path(sys.argv[1])
-kinds = re.findall(r'^DIAG\((\w+), (\w+), "((?:[^"\\]|\\.)*)"\)',
-                   (root / "compiler/diag/kinds.def").read_text(), re.M)
+kinds = []
+for deffile in sorted((root / "compiler/diag").glob("*.def")):
+    kinds += re.findall(r'^DIAG\((\w+), (\w+), "((?:[^"\\]|\\.)*)"\)',
+                        deffile.read_text(), re.M)
 checks = []
 for path in (root / "test/lit").rglob("*"):
     if path.suffix in (".ledger", ".play", ".test", ".catalog"):

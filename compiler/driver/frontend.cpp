@@ -10,6 +10,7 @@ static void runPhases(Frontend &fe, const Loaded &loaded) {
   for (const LoadedFile &file : loaded.files) {
     fe.tree.files.push_back(lex(fe.sources, file.file, file.role, fe.diags));
     fe.tree.roles.push_back(file.role);
+    fe.tree.packages.push_back(file.package);
   }
   parse(fe.tree, fe.diags);
   fe.decls = check(fe.tree, fe.diags);

@@ -54,7 +54,7 @@ private:
     if (!readFile(p, text, from, hasFrom))
       return;
     FileId id = sources_.add(p.lexically_normal().string(), std::move(text));
-    out_.files.push_back({id, role});
+    out_.files.push_back({id, role, package_});
   }
 
   void loadCatalogPath(const fs::path &p, Loc from, bool hasFrom) {
@@ -102,6 +102,8 @@ private:
         line.resize(hash);
       size_t b = line.find_first_not_of(" \t\r");
       size_t e = line.find_last_not_of(" \t\r");
+      if (b != std::string::npos && openLists_.size() == 1)
+        ++package_;
       if (b != std::string::npos)
         loadCatalogPath(p.parent_path() / line.substr(b, e - b + 1),
                         Loc{id, static_cast<uint32_t>(offset + b)}, true);
@@ -144,13 +146,14 @@ private:
       out_.ok = false;
       diags_.report(DiagKind::PlayNeedsCatalog, Loc{id, 0}, 1);
     }
-    out_.files.push_back({id, FileRole::Play});
+    out_.files.push_back({id, FileRole::Play, package_});
   }
 
   SourceManager &sources_;
   DiagnosticEngine &diags_;
   Loaded out_;
   std::vector<std::string> openLists_;
+  uint32_t package_ = 0;
 };
 
 } // namespace

@@ -15,6 +15,9 @@ namespace ledger {
 struct LoadedFile {
   FileId file;
   FileRole role;
+  // Each entry of the top .catalog list is a package (a game, a mod); a
+  // folder or a file named alone is one.
+  uint32_t package = 0;
 };
 
 struct Loaded {

@@ -164,6 +164,7 @@ struct SyntaxTree {
   const SourceManager *sources = nullptr;
   std::vector<LexedFile> files;
   std::vector<FileRole> roles;
+  std::vector<uint32_t> packages; // each file's package (load.h)
   std::vector<Node> nodes;
   std::vector<Slot> slots;
   std::vector<Expr> exprs;

@@ -59,12 +59,14 @@ public:
 
   Declarations run() {
     for (std::string_view tag : kBuiltinTags)
-      decls_.byNamespace[size_t(Namespace::Tag)].emplace(std::string(tag),
-                                                         Decl{RefKind::Tag, kNone, 0, kNone});
+      decls_.byNamespace[size_t(Namespace::Tag)].emplace(
+          std::string(tag), Decl{RefKind::Tag, kNone, 0, kNone, {}, kNone});
     for (uint32_t f = 0; f < tree_.files.size(); ++f)
       if (tree_.roles[f] == FileRole::Catalog)
         for (NodeId n = tree_.fileFirstNode[f]; n != kNone; n = tree_.nodes[n].nextSibling)
           declare(n);
+    for (NodeId n : unresolvedAmendments_)
+      refuseAmendment(n);
     for (uint32_t f = 0; f < tree_.files.size(); ++f)
       for (NodeId n = tree_.fileFirstNode[f]; n != kNone; n = tree_.nodes[n].nextSibling)
         resolveTree(n, {});
@@ -91,7 +93,7 @@ private:
       return;
     }
     auto &map = decls_.byNamespace[size_t(namespaceOf(kind))];
-    auto [it, added] = map.emplace(std::string(name), Decl{kind, file, tok, node});
+    auto [it, added] = map.emplace(std::string(name), Decl{kind, file, tok, node, {node}, kNone});
     if (added)
       return;
     const Decl &first = it->second;
@@ -116,7 +118,8 @@ private:
         return;
       }
       name += part;
-      decls_.byNamespace[size_t(Namespace::Tag)].emplace(name, Decl{RefKind::Tag, file, begin, node});
+      decls_.byNamespace[size_t(Namespace::Tag)].emplace(name,
+                                                         Decl{RefKind::Tag, file, begin, node, {}, kNone});
     }
   }
 
@@ -205,6 +208,8 @@ private:
       // A template is loaded as no definition itself; its name is a template's.
       name(RefKind::Template);
       break;
+    case FormKind::Extend:
+    case FormKind::Replace: amend(n); break;
     case FormKind::Time: onceAcrossCatalog(n, "time", time_); break;
     case FormKind::Phases: onceAcrossCatalog(n, "phases", phases_); break;
     case FormKind::Rate: alike(n, "rate", rate_); break;
@@ -213,6 +218,84 @@ private:
     case FormKind::Turn: alike(n, "turn", turn_); break;
     default: break;
     }
+  }
+
+  // ---- extend and replace ----------------------------------------------
+  // The definition an extend or a replace names, by its kind word.
+  Decl *amended(NodeId n, RefKind &kind, std::string &name) {
+    const Node &node = tree_.nodes[n];
+    const Slot *kindSlot = tree_.slot(n, "kind");
+    const Slot *target = tree_.slot(n, "target");
+    if (!kindSlot || !target)
+      return nullptr;
+    std::string_view k = text(node.file, kindSlot->begin);
+    kind = k == "effect"      ? RefKind::Effect
+           : k == "ability"   ? RefKind::Ability
+           : k == "archetype" ? RefKind::Archetype
+           : k == "table"     ? RefKind::Table
+                              : RefKind::Template;
+    name = std::string(tree_.span(node.file, target->begin, target->end));
+    auto &map = decls_.byNamespace[size_t(namespaceOf(kind))];
+    auto it = map.find(name);
+    if (it == map.end() || it->second.kind != kind)
+      return nullptr;
+    return &it->second;
+  }
+
+  // Applied in catalog order, so each reads what the files before it wrote.
+  void amend(NodeId n) {
+    RefKind kind;
+    std::string name;
+    Decl *decl = amended(n, kind, name);
+    if (!decl) {
+      unresolvedAmendments_.push_back(n);
+      return;
+    }
+    const Node &node = tree_.nodes[n];
+    const Slot *target = tree_.slot(n, "target");
+    Loc loc = tree_.loc(node.file, target->begin);
+    auto len = static_cast<uint32_t>(name.size());
+    const char *form = node.kind == FormKind::Extend ? "extend" : "replace";
+    if (decl->file == node.file) {
+      diags_.report(DiagKind::AmendsItsOwnFile, loc, len, form, name);
+      diags_.note(DiagKind::DeclaredHere, tree_.loc(decl->file, decl->token),
+                  length(decl->file, decl->token), name);
+      return;
+    }
+    if (node.kind == FormKind::Extend) {
+      decl->parts.push_back(n);
+      return;
+    }
+    if (decl->replacedBy != kNone) {
+      const Node &before = tree_.nodes[decl->replacedBy];
+      if (tree_.packages[before.file] != tree_.packages[node.file]) {
+        diags_.report(DiagKind::ReplacedByTwoPackages, loc, len, name);
+        diags_.note(DiagKind::ReplacedHere, tree_.loc(before.file, before.begin),
+                    length(before.file, before.begin), name);
+      }
+    }
+    decl->replacedBy = n;
+    decl->parts = {n};
+  }
+
+  void refuseAmendment(NodeId n) {
+    RefKind kind;
+    std::string name;
+    const Node &node = tree_.nodes[n];
+    const Slot *target = tree_.slot(n, "target");
+    if (!target)
+      return;
+    Loc loc = tree_.loc(node.file, target->begin);
+    const char *form = node.kind == FormKind::Extend ? "extend" : "replace";
+    if (const Decl *decl = amended(n, kind, name)) {
+      diags_.report(DiagKind::AmendsALaterFile, loc, static_cast<uint32_t>(name.size()), form,
+                    name);
+      diags_.note(DiagKind::DeclaredHere, tree_.loc(decl->file, decl->token),
+                  length(decl->file, decl->token), name);
+      return;
+    }
+    diags_.report(DiagKind::UndeclaredName, loc, static_cast<uint32_t>(name.size()), name,
+                  refKindName(kind));
   }
 
   // ---- resolution -------------------------------------------------------
@@ -331,6 +414,7 @@ private:
   const SyntaxTree &tree_;
   DiagnosticEngine &diags_;
   Declarations decls_;
+  std::vector<NodeId> unresolvedAmendments_;
   NodeId time_ = kNone, phases_ = kNone, rate_ = kNone, allegiance_ = kNone, damage_ = kNone,
          turn_ = kNone;
 };

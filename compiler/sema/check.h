@@ -21,6 +21,10 @@ struct Decl {
   uint32_t file;  // where it is declared
   uint32_t token;
   NodeId node;
+  // A definition's lines, in catalog order: its own (or its replacement's),
+  // then each extend's. Later phases read its clauses from these nodes.
+  std::vector<NodeId> parts;
+  NodeId replacedBy = kNone; // the replace that stands, if any
 };
 
 struct Declarations {

@@ -48,6 +48,7 @@ constexpr KindSpec kKinds[] = {
     {"COMMAND", SlotKind::Ref, RefKind::Command, Ctx::None},
     {"FACT", SlotKind::Ref, RefKind::Fact, Ctx::None},
     {"TEMPLATE", SlotKind::Ref, RefKind::Template, Ctx::None},
+    {"EVENTORTAG", SlotKind::Ref, RefKind::EventOrTag, Ctx::None},
     {"EVENTORTAGS", SlotKind::Refs, RefKind::EventOrTag, Ctx::None},
     {"TARGETS", SlotKind::Part, RefKind::None, Ctx::PTargets},
     {"FILTER", SlotKind::Part, RefKind::None, Ctx::PFilter},

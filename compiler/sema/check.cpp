@@ -20,6 +20,50 @@ constexpr std::string_view kReserved[] = {
     "pow", "root", "min", "max", "floor", "ceil", "round", "trunc", "abs", "clamp", "if",
     "distance", "position", "active", "remaining", "elapsed", "fact", "portion", "draw", "tag"};
 
+// What a formula reads with no declaration: the roots and the language's words.
+constexpr std::string_view kRoots[] = {
+    "holder", "source", "credit", "target", "targets", "it", "self", "grant", "event",
+    "projectile", "next", "X", "charged", "radius", "true", "false"};
+
+// The built-in functions and how the reference writes each.
+struct BuiltinFunction {
+  std::string_view name;
+  uint32_t least, most;
+  const char *written;
+};
+constexpr BuiltinFunction kFunctions[] = {
+    {"chance", 1, 1, "chance(F)"},
+    {"roll", 2, 2, "roll(F, F)"},
+    {"has", 1, 2, "has(ACTOR, EFFECT | TAG) or has(HANDLE)"},
+    {"ordered", 1, 2, "ordered(ACTOR [, PROP])"},
+    {"stacks", 2, 3, "stacks(ACTOR, EFFECT [, ACTOR])"},
+    {"highest stacks", 2, 3, "highest stacks(ACTOR, EFFECT [, ACTOR])"},
+    {"count", 1, 3, "count(TARGETS), count(held(...)), count(ACTOR, EFFECT [, ACTOR]) or count(ACTOR, TAG)"},
+    {"sum", 2, 2, "sum(TARGETS, F)"},
+    {"highest", 2, 2, "highest(TARGETS, F)"},
+    {"lowest", 2, 2, "lowest(TARGETS, F)"},
+    {"pow", 2, 2, "pow(F, N)"},
+    {"root", 1, 2, "root(F [, N])"},
+    {"min", 2, 2, "min(F, F)"},
+    {"max", 2, 2, "max(F, F)"},
+    {"floor", 1, 1, "floor(F)"},
+    {"ceil", 1, 1, "ceil(F)"},
+    {"round", 1, 1, "round(F)"},
+    {"trunc", 1, 1, "trunc(F)"},
+    {"abs", 1, 1, "abs(F)"},
+    {"clamp", 3, 3, "clamp(F, F, F)"},
+    {"if", 3, 3, "if(F, F, F)"},
+    {"distance", 2, 2, "distance(PLACE, PLACE)"},
+    {"position", 1, 1, "position(ACTOR)"},
+    {"active", 1, 1, "active(ACTOR)"},
+    {"remaining", 1, 1, "remaining(ACTOR)"},
+    {"elapsed", 1, 1, "elapsed(ACTOR)"},
+    {"fact", 3, 3, "fact(FACT, ACTOR, PLACE)"},
+    {"portion", 1, 1, "portion(TAG)"},
+    {"draw", 1, 1, "draw(STREAM)"},
+    {"tag", 2, 2, "tag(ABILITY, TAG)"},
+};
+
 constexpr std::string_view kBuiltinEvents[] = {
     "Apply",   "Remove",   "Create",   "Destroy", "Make",     "Become",   "Move",
     "Activate", "Target",  "Commit",   "Resolved", "Stopped", "Pulse",    "Finished",
@@ -69,7 +113,7 @@ public:
       refuseAmendment(n);
     for (uint32_t f = 0; f < tree_.files.size(); ++f)
       for (NodeId n = tree_.fileFirstNode[f]; n != kNone; n = tree_.nodes[n].nextSibling)
-        resolveTree(n, {});
+        resolveTree(n, Scope{});
     return std::move(decls_);
   }
 
@@ -299,21 +343,52 @@ private:
   }
 
   // ---- resolution -------------------------------------------------------
-  // Names a template's parameters stand for are the template's uses' to resolve.
-  using Params = std::vector<std::string_view>;
+  // What a line may read besides the catalog's declarations: a template's
+  // parameters, the names steps and plays give, a table's arguments and
+  // columns, and the vars of the effect it stands in.
+  struct Scope {
+    std::vector<std::string> locals;
+    std::vector<std::string> vars;
+    bool inEffect = false;
+    bool inPlay = false;
+
+    bool has(std::string_view name) const {
+      for (const std::string &l : locals)
+        if (l == name)
+          return true;
+      return false;
+    }
+  };
+
+  static std::string_view head(std::string_view dotted) {
+    return dotted.substr(0, dotted.find('.'));
+  }
+
+  bool declaredAnywhere(std::string_view name) const {
+    for (const auto &map : decls_.byNamespace)
+      if (map.count(name))
+        return true;
+    return among(kBuiltinEvents, name);
+  }
 
   void resolveRef(const Slot &slot, uint32_t file, uint32_t begin, uint32_t end,
-                  const Params &params) {
+                  const Scope &scope) {
     std::string name(tree_.span(file, begin, end));
-    for (std::string_view p : params)
-      if (name == p || name.rfind(std::string(p) + ".", 0) == 0)
-        return;
+    // A parameter or a local (a pick's row) stands for what it is given.
+    if (scope.has(head(name)))
+      return;
     RefKind kind = slot.ref;
     Loc loc = tree_.loc(file, begin);
     auto len = static_cast<uint32_t>(name.size());
     if ((kind == RefKind::Event || kind == RefKind::EventOrTag) && among(kBuiltinEvents, name))
       return;
     if (kind == RefKind::EventOrTag) {
+      if (name == "any") // a filter's every event
+        return;
+      // A filter may name a pool: its changes.
+      const Decl *value = decls_.find(Namespace::Value, name);
+      if (value && value->kind == RefKind::Pool && labelText(slot.label) == "event")
+        return;
       const Decl *event = decls_.find(Namespace::Shared, name);
       if ((event && event->kind == RefKind::Event) || decls_.find(Namespace::Tag, name))
         return;
@@ -323,10 +398,8 @@ private:
     const Decl *decl = decls_.find(namespaceOf(kind), name);
     if (kind == RefKind::Stat || kind == RefKind::Pool) {
       // A member of a stat by type: Resist.Fire
-      if (!decl && name.find('.') != std::string::npos) {
-        std::string base = name.substr(0, name.find('.'));
-        decl = decls_.find(Namespace::Value, base);
-      }
+      if (!decl && name.find('.') != std::string::npos)
+        decl = decls_.find(Namespace::Value, head(name));
       if (decl && decl->kind != kind) {
         diags_.report(DiagKind::WrongKind, loc, len, name, refKindWithArticle(decl->kind),
                       refKindWithArticle(kind));
@@ -341,21 +414,119 @@ private:
       diags_.report(DiagKind::UndeclaredName, loc, len, name, refKindName(kind));
   }
 
-  void resolveSlots(NodeId n, const Params &params) {
+  // The first name of a dotted name read in a formula or naming an actor: a
+  // root or a word of the language, a local, or anything the catalog declares.
+  void resolveHead(uint32_t file, uint32_t begin, uint32_t end, const Scope &scope) {
+    std::string_view first = text(file, begin);
+    if (among(kRoots, first) || scope.has(first) || declaredAnywhere(first) ||
+        declaredAnywhere(tree_.span(file, begin, end)))
+      return;
+    diags_.report(scope.inPlay ? DiagKind::UnknownPlayName : DiagKind::UnknownFormulaName,
+                  tree_.loc(file, begin), length(file, begin), first);
+  }
+
+  // self.VAR in an effect reads one of its vars, or what every instance has.
+  void resolveSelfMember(uint32_t file, uint32_t begin, uint32_t end, const Scope &scope) {
+    if (!scope.inEffect || end < begin + 3 || text(file, begin) != "self")
+      return;
+    std::string_view member = text(file, begin + 2);
+    if (member == "stacks" || member == "remaining" || member == "elapsed" || member == "beats")
+      return;
+    for (const std::string &v : scope.vars)
+      if (v == member)
+        return;
+    if (scope.has(member))
+      return;
+    diags_.report(DiagKind::UnknownVar, tree_.loc(file, begin + 2), length(file, begin + 2),
+                  member);
+  }
+
+  void resolveCall(const Expr &e, const Scope &scope) {
+    std::string name(tree_.span(e.file, e.begin, e.nameEnd));
+    Loc loc = tree_.loc(e.file, e.begin);
+    auto len = static_cast<uint32_t>(name.size());
+    for (const BuiltinFunction &f : kFunctions) {
+      if (f.name != name)
+        continue;
+      if (e.argCount < f.least || e.argCount > f.most)
+        diags_.report(DiagKind::FunctionArity, loc, len, name, f.written, e.argCount);
+      return;
+    }
+    if (scope.has(name))
+      return;
+    const Decl *decl = decls_.find(Namespace::Shared, name);
+    if (decl && decl->kind == RefKind::Curve) {
+      if (e.argCount != 1)
+        diags_.report(DiagKind::FunctionArity, loc, len, name, "CURVE(F)", e.argCount);
+      return;
+    }
+    if (decl && decl->kind == RefKind::Table) {
+      if (e.argCount != 2)
+        diags_.report(DiagKind::FunctionArity, loc, len, name, "TABLE(a, b)", e.argCount);
+      return;
+    }
+    diags_.report(DiagKind::UnknownFunction, loc, len, name);
+  }
+
+  void resolveExpr(ExprId id, const Scope &scope) {
+    const Expr &e = tree_.exprs[id];
+    switch (e.kind) {
+    case ExprKind::Path:
+      resolveHead(e.file, e.begin, e.end, scope);
+      resolveSelfMember(e.file, e.begin, e.end, scope);
+      return;
+    case ExprKind::Call:
+      resolveCall(e, scope);
+      break;
+    case ExprKind::Part:
+      resolveSlots(e.part, scope);
+      return;
+    case ExprKind::Except: {
+      const Slot tags{0, SlotKind::Refs, RefKind::Tag, e.nameEnd, e.end, kNone};
+      eachListItem(tags, e.file, true,
+                   [&](uint32_t b, uint32_t en) { resolveRef(tags, e.file, b, en, scope); });
+      break;
+    }
+    default:
+      break;
+    }
+    for (uint32_t i = 0; i < e.argCount; ++i)
+      resolveExpr(tree_.exprArgs[e.firstArg + i], scope);
+  }
+
+  // Slots whose names aren't read as actors or formulas: what a census or a
+  // coverage line names, and what a with sets (a var, a property, a link).
+  static bool namesNoActor(std::string_view label) {
+    return label == "check" || label == "name" || label == "stat" || label == "target";
+  }
+
+  void resolveSlots(NodeId n, const Scope &scope) {
     const Node &node = tree_.nodes[n];
+    bool assign = node.kind == FormKind::Assign;
     for (uint32_t i = 0; i < node.slotCount; ++i) {
       const Slot &slot = tree_.slots[node.firstSlot + i];
       switch (slot.kind) {
       case SlotKind::Ref:
-        resolveRef(slot, node.file, slot.begin, slot.end, params);
+        resolveRef(slot, node.file, slot.begin, slot.end, scope);
         break;
       case SlotKind::Refs:
         eachListItem(slot, node.file, true, [&](uint32_t b, uint32_t e) {
-          resolveRef(slot, node.file, b, e, params);
+          resolveRef(slot, node.file, b, e, scope);
         });
         break;
+      case SlotKind::Path:
+        if (!(assign || namesNoActor(labelText(slot.label)) ||
+              node.kind == FormKind::ExpectCoverage)) {
+          resolveHead(node.file, slot.begin, slot.end, scope);
+          resolveSelfMember(node.file, slot.begin, slot.end, scope);
+        }
+        break;
+      case SlotKind::Formula:
+      case SlotKind::Duration:
+        resolveExpr(slot.value, scope);
+        break;
       case SlotKind::Part:
-        resolveSlots(slot.value, params);
+        resolveSlots(slot.value, scope);
         break;
       default:
         break;
@@ -364,16 +535,15 @@ private:
   }
 
   // `STAT OP …` and `LINK = ACTOR` are written alike: the name tells them apart.
-  void checkModifier(NodeId n, const Params &params) {
+  void checkModifier(NodeId n, const Scope &scope) {
     const Node &node = tree_.nodes[n];
     const Slot *stat = tree_.slot(n, "stat");
     const Slot *op = tree_.slot(n, "op");
     if (!stat || !op)
       return;
     std::string name(tree_.span(node.file, stat->begin, stat->end));
-    for (std::string_view p : params)
-      if (name == p || name.rfind(std::string(p) + ".", 0) == 0)
-        return;
+    if (scope.has(head(name)))
+      return;
     Loc loc = tree_.loc(node.file, stat->begin);
     auto len = static_cast<uint32_t>(name.size());
     if (const Decl *link = decls_.find(Namespace::Shared, name); link && link->kind == RefKind::Link) {
@@ -381,10 +551,9 @@ private:
         diags_.report(DiagKind::LinkOverrideForm, loc, len, name, name);
       return;
     }
-    std::string base = name.substr(0, name.find('.'));
     const Decl *decl = decls_.find(Namespace::Value, name);
     if (!decl)
-      decl = decls_.find(Namespace::Value, base);
+      decl = decls_.find(Namespace::Value, head(name));
     if (!decl)
       diags_.report(DiagKind::UndeclaredName, loc, len, name, "stat or link");
     else if (decl->kind != RefKind::Stat)
@@ -392,23 +561,114 @@ private:
                     "a stat");
   }
 
-  void resolveTree(NodeId n, Params params) {
+  // ---- scopes -------------------------------------------------------------
+  std::string slotText(NodeId n, std::string_view label) const {
+    const Slot *s = tree_.slot(n, label);
+    return s ? std::string(tree_.span(tree_.nodes[n].file, s->begin, s->end)) : std::string();
+  }
+
+  void addVars(NodeId definition, Scope &scope) const {
+    for (NodeId c = tree_.nodes[definition].firstChild; c != kNone; c = tree_.nodes[c].nextSibling)
+      if (tree_.nodes[c].kind == FormKind::EffectVar)
+        scope.vars.push_back(slotText(c, "name"));
+  }
+
+  // A definition's own scope: what its kind lets its lines read.
+  Scope definitionScope(NodeId n, Scope scope) {
     const Node &node = tree_.nodes[n];
-    if (node.kind == FormKind::Template || node.kind == FormKind::Replace) {
-      for (const Slot *p : tree_.slotsNamed(n, "param")) {
-        const Slot *name = tree_.slot(p->value, "name");
-        if (name)
-          params.push_back(text(node.file, name->begin));
+    switch (node.kind) {
+    case FormKind::Template:
+    case FormKind::Replace:
+      for (const Slot *p : tree_.slotsNamed(n, "param"))
+        if (const Slot *name = tree_.slot(p->value, "name"))
+          scope.locals.emplace_back(text(node.file, name->begin));
+      break;
+    default:
+      break;
+    }
+    std::string kind = slotText(n, "kind");
+    bool effect = node.kind == FormKind::Effect || kind == "effect";
+    if (node.kind == FormKind::Template && kind.empty())
+      effect = false;
+    if (effect) {
+      scope.inEffect = true;
+      addVars(n, scope);
+      if (node.kind == FormKind::Extend || node.kind == FormKind::Replace) {
+        if (const Decl *decl = decls_.find(Namespace::Effect, slotText(n, "target")))
+          if (decl->node != kNone)
+            addVars(decl->node, scope);
       }
     }
+    bool table = node.kind == FormKind::Table || kind == "table";
+    if (table) {
+      // A row's columns and the draw's arguments by name, and `for`, the drawer.
+      scope.locals.emplace_back("for");
+      if (const Slot *args = tree_.slot(n, "args"))
+        eachListItem(*args, node.file, false,
+                     [&](uint32_t b, uint32_t) { scope.locals.emplace_back(text(node.file, b)); });
+      std::vector<NodeId> parts{n};
+      if (node.kind != FormKind::Table)
+        if (const Decl *decl = decls_.find(Namespace::Shared, slotText(n, "target")))
+          parts = decl->parts;
+      for (NodeId part : parts)
+        for (NodeId row = tree_.nodes[part].firstChild; row != kNone; row = tree_.nodes[row].nextSibling)
+          for (const Slot *col : tree_.slotsNamed(row, "column"))
+            scope.locals.emplace_back(tree_.span(tree_.nodes[row].file, col->begin, col->end));
+    }
+    if (node.kind == FormKind::Play)
+      scope.inPlay = true;
+    return scope;
+  }
+
+  // A name a line gives to the lines after it (let, as, make …), or to its
+  // own lines (for each, pick).
+  static bool namesForItsBody(FormKind kind) {
+    return kind == FormKind::StepForEach || kind == FormKind::StepPick;
+  }
+  void addGivenNames(NodeId n, Scope &scope) const {
+    FormKind kind = tree_.nodes[n].kind;
+    if (namesForItsBody(kind))
+      return;
+    for (const char *label : {"name", "as", "flight", "projectile"}) {
+      const Slot *s = tree_.slot(n, label);
+      if (s && s->kind == SlotKind::Name)
+        scope.locals.emplace_back(tree_.span(tree_.nodes[n].file, s->begin, s->end));
+    }
+  }
+
+  static bool isDefinition(FormKind kind) {
+    switch (kind) {
+    case FormKind::Effect:
+    case FormKind::Ability:
+    case FormKind::Archetype:
+    case FormKind::Table:
+    case FormKind::Template:
+    case FormKind::Extend:
+    case FormKind::Replace:
+    case FormKind::Play:
+      return true;
+    default:
+      return false;
+    }
+  }
+
+  void resolveTree(NodeId n, Scope scope) {
+    const Node &node = tree_.nodes[n];
     if (node.kind == FormKind::From || node.kind == FormKind::FromRow)
       return; // a from's rows are its template's values
+    if (isDefinition(node.kind))
+      scope = definitionScope(n, std::move(scope));
     if (node.kind == FormKind::EffectModifier)
-      checkModifier(n, params);
+      checkModifier(n, scope);
     if (node.kind != FormKind::Tags) // a tags line declares what it names
-      resolveSlots(n, params);
-    for (NodeId c = node.firstChild; c != kNone; c = tree_.nodes[c].nextSibling)
-      resolveTree(c, params);
+      resolveSlots(n, scope);
+    Scope body = scope;
+    if (namesForItsBody(node.kind))
+      body.locals.push_back(slotText(n, "name"));
+    for (NodeId c = node.firstChild; c != kNone; c = tree_.nodes[c].nextSibling) {
+      resolveTree(c, body);
+      addGivenNames(c, body);
+    }
   }
 
   const SyntaxTree &tree_;

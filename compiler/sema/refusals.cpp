@@ -1,11 +1,801 @@
 #include "sema/refusals.h"
 
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
 namespace ledger {
 
+namespace {
+
+// The roots a step's name may never be.
+constexpr std::string_view kRootWords[] = {"holder", "source", "credit", "target", "it"};
+
+// An activation's own events, raised by its record alone.
+constexpr std::string_view kActivationEvents[] = {"Commit", "Stopped", "Pulse", "Finished",
+                                                  "Contact"};
+
+template <size_t N>
+bool among(const std::string_view (&list)[N], std::string_view word) {
+  for (std::string_view w : list)
+    if (w == word)
+      return true;
+  return false;
+}
+
+// The three kinds of definition, each with its own namespace.
+enum DefKind : uint8_t { EffectDef, AbilityDef, ArchetypeDef, NoDef };
+
+// A definition's lines: its own body, the extends that add to it, and what it
+// is made from. `open` when part of it is a template's, so what it lacks is
+// unknown here.
+struct Group {
+  std::vector<NodeId> bodies;
+  bool open = false;
+};
+
+class Refusals {
+public:
+  Refusals(const SyntaxTree &tree, DiagnosticEngine &diags) : tree_(tree), diags_(diags) {}
+
+  void run() {
+    gatherDefinitions();
+    for (NodeId n = 0; n < tree_.nodes.size(); ++n)
+      checkNode(n);
+    checkFormulas();
+  }
+
+private:
+  // ---- helpers -------------------------------------------------------------
+  std::string_view text(uint32_t file, uint32_t tok) const { return tree_.text(file, tok); }
+  const Node &node(NodeId n) const { return tree_.nodes[n]; }
+  std::string_view slotText(NodeId n, const Slot &s) const {
+    return tree_.span(node(n).file, s.begin, s.end);
+  }
+  bool under(NodeId n, FormKind kind) const {
+    NodeId p = node(n).parent;
+    return p != kNone && node(p).kind == kind;
+  }
+
+  // Reports over tokens begin..end of a file, once for each place and kind.
+  template <typename... Args>
+  bool report(DiagKind kind, uint32_t file, uint32_t begin, uint32_t end, const Args &...args) {
+    if (!reported_.insert({file, begin, static_cast<uint16_t>(kind)}).second)
+      return false;
+    if (end <= begin)
+      end = begin + 1;
+    const auto &toks = tree_.files[file].tokens;
+    uint32_t length = toks[end - 1].end - toks[begin].begin;
+    diags_.report(kind, tree_.loc(file, begin), length ? length : 1, args...);
+    return true;
+  }
+  template <typename... Args>
+  bool reportSlot(DiagKind kind, NodeId n, const Slot &s, const Args &...args) {
+    return report(kind, node(n).file, s.begin, s.end, args...);
+  }
+  template <typename... Args>
+  bool reportLine(DiagKind kind, NodeId n, const Args &...args) {
+    return report(kind, node(n).file, node(n).begin, node(n).begin + 1, args...);
+  }
+
+  // A number slot's value, its sign included.
+  std::optional<Fixed> number(NodeId n, const Slot &s) const {
+    const Node &nd = node(n);
+    uint32_t t = s.begin;
+    bool negative = false;
+    if (t < s.end && tree_.token(nd.file, t).kind == TokenKind::Minus) {
+      negative = true;
+      ++t;
+    }
+    if (t >= s.end)
+      return std::nullopt;
+    const Token &tok = tree_.token(nd.file, t);
+    if (tok.kind != TokenKind::Number && tok.kind != TokenKind::Percent)
+      return std::nullopt;
+    return negative ? Fixed{-tok.value.raw} : tok.value;
+  }
+  // A formula that is one number literal (a percent too), or a duration of one.
+  std::optional<Fixed> literal(ExprId id) const {
+    if (id == kNone)
+      return std::nullopt;
+    const Expr &e = tree_.exprs[id];
+    if (e.kind == ExprKind::Duration && e.argCount == 1)
+      return literal(tree_.exprArgs[e.firstArg]);
+    if (e.kind == ExprKind::Unary && e.op == ExprOp::Neg && e.argCount == 1) {
+      auto v = literal(tree_.exprArgs[e.firstArg]);
+      return v ? std::optional<Fixed>(Fixed{-v->raw}) : std::nullopt;
+    }
+    if (e.kind == ExprKind::Number)
+      return tree_.token(e.file, e.begin).value;
+    return std::nullopt;
+  }
+  // Numbers and operators alone: nothing read.
+  bool constant(ExprId id) const {
+    if (id == kNone)
+      return false;
+    const Expr &e = tree_.exprs[id];
+    switch (e.kind) {
+    case ExprKind::Number: return true;
+    case ExprKind::Unary:
+    case ExprKind::Binary:
+    case ExprKind::Duration:
+      for (uint32_t i = 0; i < e.argCount; ++i)
+        if (!constant(tree_.exprArgs[e.firstArg + i]))
+          return false;
+      return true;
+    default: return false;
+    }
+  }
+  static bool whole(Fixed v) { return v.raw % Fixed::kScale == 0; }
+
+  // The items of a names or tags list: each dotted name's tokens.
+  void eachItem(NodeId n, const Slot &s, const std::function<void(uint32_t, uint32_t)> &fn) const {
+    uint32_t f = node(n).file;
+    uint32_t t = s.begin;
+    while (t < s.end) {
+      if (tree_.token(f, t).kind == TokenKind::Comma) {
+        ++t;
+        continue;
+      }
+      uint32_t begin = t++;
+      while (t + 1 < s.end && tree_.token(f, t).kind == TokenKind::Dot)
+        t += 2;
+      fn(begin, t);
+    }
+  }
+
+  static const char *phaseWord(FormKind kind) {
+    switch (kind) {
+    case FormKind::AbilityWindup: return "windup";
+    case FormKind::AbilityChannel: return "channel";
+    case FormKind::AbilityCharge: return "charge-up";
+    case FormKind::AbilityFlies: return "flight";
+    default: return "phase";
+    }
+  }
+
+  // ---- definitions -----------------------------------------------------------
+  static DefKind defKindOf(std::string_view word) {
+    if (word == "effect") return EffectDef;
+    if (word == "ability") return AbilityDef;
+    if (word == "archetype") return ArchetypeDef;
+    return NoDef;
+  }
+  static DefKind defKindOf(FormKind kind) {
+    switch (kind) {
+    case FormKind::Effect: return EffectDef;
+    case FormKind::Ability: return AbilityDef;
+    case FormKind::Archetype: return ArchetypeDef;
+    default: return NoDef;
+    }
+  }
+  bool insideTemplate(NodeId n) const {
+    for (NodeId p = node(n).parent; p != kNone; p = node(p).parent)
+      if (node(p).kind == FormKind::Template)
+        return true;
+    return false;
+  }
+
+  void gatherDefinitions() {
+    for (NodeId n = 0; n < tree_.nodes.size(); ++n) {
+      const Node &nd = node(n);
+      if (tree_.roles[nd.file] != FileRole::Catalog)
+        continue;
+      DefKind kind = defKindOf(nd.kind);
+      if (kind != NoDef) {
+        const Slot *name = tree_.slot(n, "name");
+        if (!name || insideTemplate(n))
+          continue;
+        std::string key(slotText(n, *name));
+        Def &def = defs_[kind][key];
+        def.bodies.push_back(n);
+        if (const Slot *parent = tree_.slot(n, "parent"); parent && parent->value != kNone) {
+          const Slot *pname = tree_.slot(parent->value, "name");
+          if (tree_.slot(parent->value, "args") || !pname)
+            def.open = true;
+          else
+            def.parents.emplace_back(slotText(parent->value, *pname));
+        }
+      } else if (nd.kind == FormKind::Extend || nd.kind == FormKind::Replace) {
+        const Slot *k = tree_.slot(n, "kind");
+        const Slot *target = tree_.slot(n, "target");
+        if (!k || !target)
+          continue;
+        DefKind dk = defKindOf(slotText(n, *k));
+        if (dk == NoDef)
+          continue;
+        Def &def = defs_[dk][std::string(slotText(n, *target))];
+        if (nd.kind == FormKind::Replace) {
+          // A replace swaps the definition whole: what came before is gone.
+          def.bodies.clear();
+          def.parents.clear();
+          def.open = false;
+        }
+        def.bodies.push_back(n);
+      }
+    }
+  }
+
+  Group group(DefKind kind, std::string_view name) const {
+    Group g;
+    std::set<std::string, std::less<>> seen;
+    std::function<void(std::string_view)> add = [&](std::string_view nm) {
+      if (!seen.emplace(nm).second)
+        return;
+      auto it = defs_[kind].find(nm);
+      if (it == defs_[kind].end()) {
+        g.open = true; // made from a template, or from something undeclared
+        return;
+      }
+      g.open = g.open || it->second.open;
+      for (const std::string &p : it->second.parents)
+        add(p);
+      g.bodies.insert(g.bodies.end(), it->second.bodies.begin(), it->second.bodies.end());
+    };
+    add(name);
+    return g;
+  }
+
+  // The definition a line stands in, as a group; open inside a template.
+  Group groupOf(NodeId n) const {
+    for (NodeId p = node(n).parent; p != kNone; p = node(p).parent) {
+      const Node &pn = node(p);
+      if (pn.kind == FormKind::Template) {
+        Group g;
+        g.bodies.push_back(p);
+        g.open = true;
+        return g;
+      }
+      DefKind dk = defKindOf(pn.kind);
+      std::string_view name;
+      if (dk != NoDef) {
+        if (const Slot *s = tree_.slot(p, "name"))
+          name = slotText(p, *s);
+      } else if (pn.kind == FormKind::Extend || pn.kind == FormKind::Replace) {
+        const Slot *k = tree_.slot(p, "kind");
+        const Slot *target = tree_.slot(p, "target");
+        if (k && target) {
+          dk = defKindOf(slotText(p, *k));
+          name = slotText(p, *target);
+        }
+      }
+      if (dk == NoDef)
+        continue;
+      if (insideTemplate(p)) {
+        Group g;
+        g.bodies.push_back(p);
+        g.open = true;
+        return g;
+      }
+      return group(dk, name);
+    }
+    return Group{{}, true};
+  }
+
+  // Every line of a group, the first of each kind found.
+  std::vector<NodeId> lines(const Group &g) const {
+    std::vector<NodeId> out;
+    for (NodeId b : g.bodies)
+      for (NodeId c = node(b).firstChild; c != kNone; c = node(c).nextSibling)
+        out.push_back(c);
+    return out;
+  }
+  NodeId findLine(const Group &g, std::initializer_list<FormKind> kinds) const {
+    for (NodeId c : lines(g))
+      for (FormKind k : kinds)
+        if (node(c).kind == k)
+          return c;
+    return kNone;
+  }
+
+  bool catalogSaysSlotAll() {
+    if (!slotAll_) {
+      slotAll_ = false;
+      for (NodeId n = 0; n < tree_.nodes.size() && !*slotAll_; ++n)
+        if (node(n).kind == FormKind::Phases && tree_.hasFlag(n, "slot all"))
+          slotAll_ = true;
+    }
+    return *slotAll_;
+  }
+
+  // ---- the checks, one form at a time -------------------------------------------
+  void checkNode(NodeId n) {
+    switch (node(n).kind) {
+    case FormKind::Rate: checkRate(n); break;
+    case FormKind::EffectAura: checkOpensByApply(n, "effect", "an aura"); break;
+    case FormKind::ArchetypeHas: checkOpensByApply(n, "effect", "an archetype's has"); break;
+    case FormKind::ArchetypeGives: checkOpensByApply(n, "effects", "an item's gift"); break;
+    case FormKind::Prop: checkProp(n); break;
+    case FormKind::Curve: checkCurve(n); break;
+    case FormKind::Effect:
+    case FormKind::Template:
+    case FormKind::Extend:
+    case FormKind::Replace: checkLasts(n); break;
+    case FormKind::EffectFalls: checkFalls(n); break;
+    case FormKind::EffectTags:
+    case FormKind::AbilityTags:
+    case FormKind::ArchetypeTags: checkEndTags(n, "tags"); break;
+    case FormKind::EffectGrants:
+    case FormKind::ArchetypeGrants: checkAutoGrant(n); break;
+    case FormKind::AbilityTarget: checkTargetCount(n); break;
+    case FormKind::AbilityCost: checkUpfront(n); break;
+    case FormKind::AbilityOffCast: checkOffCast(n); break;
+    case FormKind::AbilityWith: checkWithTaken(n); break;
+    case FormKind::AbilityChannel: checkBeatClocks(n); break;
+    case FormKind::AbilityCharge: checkChargeLines(n); break;
+    case FormKind::PhasePushedBack: checkPushedBack(n); break;
+    case FormKind::PhaseEvery: checkPhaseEvery(n); break;
+    case FormKind::PhaseTakes:
+    case FormKind::PhasePierces:
+    case FormKind::PhaseBounces:
+    case FormKind::PhaseLands: checkFlightLine(n); break;
+    case FormKind::StepRaise: checkRaise(n, true); checkEndTags(n, "tagged"); break;
+    case FormKind::PlayRaise: checkRaise(n, false); break;
+    case FormKind::StepCast: checkEndTags(n, "tagged"); checkStepNames(n); break;
+    case FormKind::StepRepeat: checkRepeat(n); break;
+    case FormKind::StepOutcome: checkOutcomeBands(n); break;
+    case FormKind::StepForEach:
+    case FormKind::StepLet:
+    case FormKind::StepPick:
+    case FormKind::StepRemove:
+    case FormKind::StepCreate:
+    case FormKind::StepStop:
+    case FormKind::StepCopy:
+    case FormKind::BeforePrevent:
+    case FormKind::BeforeAbsorb: checkStepNames(n); break;
+    case FormKind::Filter: checkFilterWords(n); break;
+    case FormKind::EffectLasts:
+    case FormKind::StepApply:
+    case FormKind::PlayApply:
+    case FormKind::BeforeAddDuration:
+    case FormKind::BeforeAtMost: checkTurnCount(n); break;
+    default: break;
+    }
+  }
+
+  // rate: "ticks per second, as whole ticks over whole seconds"
+  void checkRate(NodeId n) {
+    for (const char *label : {"ticks", "seconds"})
+      if (const Slot *s = tree_.slot(n, label))
+        if (auto v = number(n, *s); v && (!whole(*v) || v->raw <= 0))
+          reportSlot(DiagKind::RateNotWhole, n, *s, slotText(n, *s));
+  }
+
+  // prop: "one under a parent at any depth and never the parent (under), or one of
+  // a set of two or more (among)"
+  void checkProp(NodeId n) {
+    const Slot *dflt = tree_.slot(n, "default");
+    if (const Slot *u = tree_.slot(n, "under"); u && dflt) {
+      std::string parent(slotText(n, *u));
+      std::string_view d = slotText(n, *dflt);
+      if (d.rfind(parent + ".", 0) != 0)
+        reportSlot(DiagKind::PropDefaultNotUnder, n, *dflt, d, parent);
+    }
+    if (const Slot *a = tree_.slot(n, "among")) {
+      std::vector<std::string_view> tags;
+      eachItem(n, *a, [&](uint32_t b, uint32_t e) {
+        tags.push_back(tree_.span(node(n).file, b, e));
+      });
+      if (tags.size() < 2)
+        reportSlot(DiagKind::PropAmongOne, n, *a);
+      if (dflt) {
+        std::string_view d = slotText(n, *dflt);
+        bool found = false;
+        for (std::string_view t : tags)
+          found = found || t == d;
+        if (!found)
+          reportSlot(DiagKind::PropDefaultNotAmong, n, *dflt, d);
+      }
+    }
+    if (!tree_.slot(n, "under") && !tree_.slot(n, "among"))
+      checkPropRange(n);
+  }
+
+  // prop: "a number outside its range ... is refused": its own default among them
+  void checkPropRange(NodeId n) {
+    const Slot *dflt = tree_.slot(n, "default");
+    const Slot *mn = tree_.slot(n, "min");
+    const Slot *mx = tree_.slot(n, "max");
+    std::optional<Fixed> d = dflt ? number(n, *dflt) : std::nullopt;
+    std::optional<Fixed> lo = mn ? number(n, *mn) : std::nullopt;
+    std::optional<Fixed> hi = mx ? number(n, *mx) : std::nullopt;
+    if (lo && hi && *lo > *hi) {
+      reportSlot(DiagKind::PropRangeEmpty, n, *mx, slotText(n, *mn), slotText(n, *mx));
+      return;
+    }
+    if (d && ((lo && *d < *lo) || (hi && *d > *hi)))
+      reportSlot(DiagKind::PropDefaultOutOfRange, n, *dflt, slotText(n, *dflt));
+    if (d && tree_.hasFlag(n, "whole") && !whole(*d))
+      reportSlot(DiagKind::PropDefaultOutOfRange, n, *dflt, slotText(n, *dflt));
+  }
+
+  // curve point: "each point's number is greater than the one before"
+  void checkCurve(NodeId n) {
+    std::optional<Fixed> before;
+    std::string_view beforeText;
+    for (NodeId c = node(n).firstChild; c != kNone; c = node(c).nextSibling) {
+      const Slot *x = node(c).kind == FormKind::CurvePoint ? tree_.slot(c, "x") : nullptr;
+      std::optional<Fixed> v = x ? number(c, *x) : std::nullopt;
+      if (!v)
+        continue;
+      if (before && *v <= *before)
+        reportSlot(DiagKind::CurvePointNotGreater, c, *x, slotText(c, *x), beforeText);
+      before = v;
+      beforeText = slotText(c, *x);
+    }
+  }
+
+  // effect lasts: "it may count a time and one kind of event"
+  void checkLasts(NodeId n) {
+    DefKind dk = defKindOf(node(n).kind);
+    if (dk == NoDef) {
+      const Slot *k = tree_.slot(n, "kind");
+      if (!k || defKindOf(slotText(n, *k)) != EffectDef)
+        return;
+    } else if (dk != EffectDef) {
+      return;
+    }
+    if (node(n).firstChild == kNone)
+      return;
+    Group g = groupOf(node(n).firstChild);
+    NodeId time = kNone, events = kNone;
+    for (NodeId c : lines(g)) {
+      if (node(c).kind != FormKind::EffectLasts)
+        continue;
+      bool isTime = tree_.slot(c, "time") != nullptr;
+      NodeId &first = isTime ? time : events;
+      if (first == kNone) {
+        first = c;
+        continue;
+      }
+      if (reportLine(DiagKind::LastsCountsTwice, c, isTime ? "time" : "kind of event"))
+        diags_.note(DiagKind::LastsFirstHere, tree_.loc(node(first).file, node(first).begin), 5);
+    }
+  }
+
+  // effect falls: "a catalog's falls name one pool"
+  void checkFalls(NodeId n) {
+    const Slot *pool = tree_.slot(n, "pool");
+    if (!pool)
+      return;
+    if (firstFalls_ == kNone) {
+      firstFalls_ = n;
+      return;
+    }
+    const Slot *first = tree_.slot(firstFalls_, "pool");
+    if (!first || slotText(firstFalls_, *first) == slotText(n, *pool))
+      return;
+    if (reportSlot(DiagKind::FallsOnePool, n, *pool, slotText(n, *pool),
+                   slotText(firstFalls_, *first)))
+      diags_.note(DiagKind::FallsFirstHere, tree_.loc(node(firstFalls_).file, first->begin),
+                  static_cast<uint32_t>(slotText(firstFalls_, *first).size()),
+                  slotText(firstFalls_, *first));
+  }
+
+  // tags: "nothing else may carry an End tag"
+  void checkEndTags(NodeId n, std::string_view label) {
+    const Slot *s = tree_.slot(n, label);
+    if (!s)
+      return;
+    eachItem(n, *s, [&](uint32_t b, uint32_t e) {
+      std::string_view tag = tree_.span(node(n).file, b, e);
+      if (tag == "End" || tag.rfind("End.", 0) == 0)
+        report(DiagKind::EndTagCarried, node(n).file, b, e, tag);
+    });
+  }
+
+  // charge up: "with holds ... an auto may not be granted it"
+  void checkAutoGrant(NodeId n) {
+    const Slot *abilities = tree_.slot(n, "abilities");
+    if (!abilities || !tree_.slot(n, "auto"))
+      return;
+    eachItem(n, *abilities, [&](uint32_t b, uint32_t e) {
+      std::string_view name = tree_.span(node(n).file, b, e);
+      Group g = group(AbilityDef, name);
+      for (NodeId c : lines(g))
+        if (node(c).kind == FormKind::AbilityCharge && tree_.hasFlag(c, "holds")) {
+          report(DiagKind::AutoGrantedHolds, node(n).file, b, e, name);
+          return;
+        }
+    });
+  }
+
+  // target: "a list of them, exactly N (2 or more) or up to N"
+  void checkTargetCount(NodeId n) {
+    const Slot *count = tree_.slot(n, "count");
+    if (!count)
+      return;
+    std::optional<Fixed> v = number(n, *count);
+    if (!v)
+      return;
+    bool upTo = tree_.hasFlag(n, "up to");
+    if (!whole(*v) || *v < Fixed::fromInt(upTo ? 1 : 2))
+      reportSlot(upTo ? DiagKind::TargetUpToCount : DiagKind::TargetListCount, n, *count,
+                 slotText(n, *count));
+  }
+
+  // cost: "upfront is refused on an ability with neither [a windup nor a charge-up],
+  // a channel among them"
+  void checkUpfront(NodeId n) {
+    const Slot *upfront = tree_.slot(n, "upfront");
+    if (!upfront)
+      return;
+    Group g = groupOf(n);
+    if (findLine(g, {FormKind::AbilityWindup, FormKind::AbilityCharge}) != kNone)
+      return;
+    NodeId phase = findLine(g, {FormKind::AbilityChannel, FormKind::AbilityFlies});
+    if (phase != kNone)
+      reportSlot(DiagKind::UpfrontRefusedOn, n, *upfront, phaseWord(node(phase).kind));
+    else if (!g.open)
+      reportSlot(DiagKind::UpfrontWithoutPhase, n, *upfront);
+  }
+
+  // off cast: "Refused in a catalog not saying slot all, and on an ability whose phase
+  // holds the slot"
+  void checkOffCast(NodeId n) {
+    if (!catalogSaysSlotAll()) {
+      report(DiagKind::OffCastWithoutSlotAll, node(n).file, node(n).begin, node(n).end);
+      return;
+    }
+    Group g = groupOf(n);
+    NodeId phase = findLine(
+        g, {FormKind::AbilityWindup, FormKind::AbilityChannel, FormKind::AbilityCharge});
+    if (phase != kNone)
+      report(DiagKind::OffCastHoldsSlot, node(n).file, node(n).begin, node(n).end,
+             phaseWord(node(phase).kind));
+  }
+
+  // with: "a property the ability takes is refused"
+  void checkWithTaken(NodeId n) {
+    Group g = groupOf(n);
+    std::set<std::string_view> taken;
+    for (NodeId c : lines(g))
+      if (node(c).kind == FormKind::AbilityTakes)
+        for (const Slot *p : tree_.slotsNamed(c, "prop"))
+          taken.insert(slotText(c, *p));
+    for (const Slot *a : tree_.slotsNamed(n, "assign")) {
+      if (a->value == kNone)
+        continue;
+      const Slot *name = tree_.slot(a->value, "name");
+      if (name && taken.count(slotText(a->value, *name)))
+        reportSlot(DiagKind::WithSetsTaken, a->value, *name, slotText(a->value, *name));
+    }
+  }
+
+  // phase every: "the channel's every blocks all name one clock or none does"
+  void checkBeatClocks(NodeId n) {
+    std::optional<std::string> first;
+    for (NodeId c = node(n).firstChild; c != kNone; c = node(c).nextSibling) {
+      if (node(c).kind != FormKind::PhaseEvery)
+        continue;
+      std::string clock;
+      if (const Slot *s = tree_.slot(c, "clock"))
+        clock = slotText(c, *s);
+      else if (tree_.hasFlag(c, "clock world"))
+        clock = "world";
+      if (!first)
+        first = clock;
+      else if (*first != clock)
+        reportLine(DiagKind::BeatClocksDiffer, c);
+    }
+  }
+
+  // charge up: "Only broken by is written under it" ("an aura under it keeps its effect
+  // while it holds"); the phase lines with a refusal of their own say theirs
+  void checkChargeLines(NodeId n) {
+    for (NodeId c = node(n).firstChild; c != kNone; c = node(c).nextSibling) {
+      switch (node(c).kind) {
+      case FormKind::PhaseBrokenBy:
+      case FormKind::EffectAura:
+      case FormKind::PhasePushedBack:
+      case FormKind::PhaseEvery:
+      case FormKind::PhaseTakes:
+      case FormKind::PhasePierces:
+      case FormKind::PhaseBounces:
+      case FormKind::PhaseLands: break;
+      default:
+        reportLine(DiagKind::ChargeOnlyBrokenBy, c, text(node(c).file, node(c).begin));
+      }
+    }
+  }
+
+  // pushed back: "under a windup only", "D a constant longer than none", "at most N,
+  // a whole number 1 to 1000"
+  void checkPushedBack(NodeId n) {
+    NodeId p = node(n).parent;
+    if (p != kNone && node(p).kind != FormKind::AbilityWindup)
+      reportLine(DiagKind::PushedBackUnderWindupOnly, n, phaseWord(node(p).kind));
+    if (const Slot *t = tree_.slot(n, "time")) {
+      std::optional<Fixed> v = literal(t->value);
+      if (!constant(t->value) || (v && v->raw <= 0))
+        reportSlot(DiagKind::PushedBackConstant, n, *t, slotText(n, *t));
+    }
+    if (const Slot *most = tree_.slot(n, "most")) {
+      std::optional<Fixed> v = number(n, *most);
+      if (v && (!whole(*v) || *v < Fixed::fromInt(1) || *v > Fixed::fromInt(1000)))
+        reportSlot(DiagKind::PushedBackAtMost, n, *most, slotText(n, *most));
+    }
+  }
+
+  // phase every: "under a channel only"; "a beat ... Under it go cost clauses, then steps";
+  // "Its interval is a constant longer than none, or a formula"
+  void checkPhaseEvery(NodeId n) {
+    NodeId p = node(n).parent;
+    if (p != kNone && node(p).kind != FormKind::AbilityChannel)
+      reportLine(DiagKind::EveryUnderChannelOnly, n, phaseWord(node(p).kind));
+    if (const Slot *t = tree_.slot(n, "interval"))
+      if (auto v = literal(t->value); v && v->raw <= 0)
+        reportSlot(DiagKind::EveryIntervalNone, n, *t, slotText(n, *t));
+    bool step = false;
+    for (NodeId c = node(n).firstChild; c != kNone; c = node(c).nextSibling) {
+      if (node(c).kind != FormKind::BeatCost)
+        step = true;
+      else if (step)
+        reportLine(DiagKind::BeatCostAfterSteps, c);
+    }
+  }
+
+  // takes, pierces, bounces, lands: "under a flight only"; flies: "pierces and bounces
+  // are refused with it [at F]"
+  void checkFlightLine(NodeId n) {
+    NodeId p = node(n).parent;
+    if (p == kNone)
+      return;
+    const Node &nd = node(n);
+    std::string_view word = text(nd.file, nd.begin);
+    if (node(p).kind != FormKind::AbilityFlies) {
+      reportLine(DiagKind::UnderFlightOnly, n, word, phaseWord(node(p).kind));
+      return;
+    }
+    bool timed = tree_.slot(p, "speed") != nullptr;
+    if (timed && (nd.kind == FormKind::PhasePierces || nd.kind == FormKind::PhaseBounces))
+      reportLine(DiagKind::TimedFlightRefuses, n, word);
+    if (const Slot *count = tree_.slot(n, "count"))
+      if (auto v = number(n, *count); v && (!whole(*v) || v->raw <= 0))
+        reportSlot(DiagKind::FlightCountWhole, n, *count, word, slotText(n, *count));
+  }
+
+  // raise: "An activation's own events, a Commit, a Stopped, a Pulse, a Finished and a
+  // Contact, ... and the Resolved that follows one ...; each is refused here"
+  void checkRaise(NodeId n, bool step) {
+    const Slot *event = tree_.slot(n, "event");
+    if (!event)
+      return;
+    std::string_view name = slotText(n, *event);
+    if (among(kActivationEvents, name) || (step && name == "Resolved"))
+      reportSlot(DiagKind::RaiseActivationEvent, n, *event, name);
+  }
+
+  // repeat: "the count worked out once (at most 1,000)"
+  void checkRepeat(NodeId n) {
+    const Slot *count = tree_.slot(n, "count");
+    if (!count)
+      return;
+    if (auto v = literal(count->value); v && *v > Fixed::fromInt(1000))
+      reportSlot(DiagKind::RepeatAtMost, n, *count, slotText(n, *count));
+  }
+
+  // outcome band: "the last band takes the rest and says no bound"
+  void checkOutcomeBands(NodeId n) {
+    NodeId last = kNone;
+    for (NodeId c = node(n).firstChild; c != kNone; c = node(c).nextSibling)
+      if (node(c).kind == FormKind::OutcomeBand)
+        last = c;
+    if (last == kNone)
+      return;
+    if (const Slot *below = tree_.slot(last, "below"))
+      report(DiagKind::LastBandBound, node(last).file, below->begin - 1, below->end);
+  }
+
+  // for each: "A name a step gives, here or by let or as, is never a root's word:
+  // holder, source, credit, target and it are refused"
+  void checkStepNames(NodeId n) {
+    const Node &nd = node(n);
+    for (uint32_t i = 0; i < nd.slotCount; ++i) {
+      const Slot &s = tree_.slots[nd.firstSlot + i];
+      std::string_view label = labelText(s.label);
+      if (s.kind != SlotKind::Name || (label != "name" && label != "as"))
+        continue;
+      std::string_view name = slotText(n, s);
+      if (among(kRootWords, name))
+        reportSlot(DiagKind::StepNameIsRoot, n, s, name);
+    }
+  }
+
+  // turn: "a count of it is said as turns (or turn ...), never by the event's name"
+  void checkTurnCount(NodeId n) {
+    if (node(n).kind == FormKind::StepApply)
+      checkStepNames(n);
+    std::string_view turn = turnEvent();
+    if (turn.empty())
+      return;
+    const Slot *event = tree_.slot(n, "event");
+    NodeId owner = n;
+    if (!event) {
+      const Slot *filter = tree_.slot(n, "filter");
+      if (!filter || filter->value == kNone || !tree_.slot(n, "count"))
+        return;
+      owner = filter->value;
+      event = tree_.slot(owner, "event");
+    }
+    if (event && slotText(owner, *event) == turn)
+      reportSlot(DiagKind::TurnCountedByName, owner, *event, turn);
+  }
+  std::string_view turnEvent() const {
+    for (NodeId n = 0; n < tree_.nodes.size(); ++n)
+      if (node(n).kind == FormKind::Turn)
+        if (const Slot *s = tree_.slot(n, "event"))
+          return slotText(n, *s);
+    return {};
+  }
+
+  // answers: "it opens by an apply, never an aura, an item's gift or an archetype's has"
+  void checkOpensByApply(NodeId n, std::string_view label, const char *how) {
+    const Slot *s = tree_.slot(n, label);
+    if (!s)
+      return;
+    eachItem(n, *s, [&](uint32_t b, uint32_t e) {
+      std::string_view name = tree_.span(node(n).file, b, e);
+      if (findLine(group(EffectDef, name), {FormKind::EffectAnswers}) != kNone)
+        report(DiagKind::ChoiceOpensByApply, node(n).file, b, e, name, how);
+    });
+  }
+
+  // event filter: "to for of and from for by are refused"
+  void checkFilterWords(NodeId n) {
+    const Node &nd = node(n);
+    for (auto [label, instead] : {std::pair{"to", "of"}, std::pair{"from", "by"}}) {
+      for (const Slot *s : tree_.slotsNamed(n, label)) {
+        uint32_t word = s->begin > nd.begin ? s->begin - 1 : s->begin;
+        report(DiagKind::FilterWordRefused, nd.file, word, word + 1, label, instead);
+      }
+    }
+  }
+
+  // pow, root: "N a whole number 1 to 9 written here"
+  void checkFormulas() {
+    for (ExprId id = 0; id < tree_.exprs.size(); ++id) {
+      const Expr &e = tree_.exprs[id];
+      if (e.kind != ExprKind::Call || e.nameEnd != e.begin + 1)
+        continue;
+      std::string_view name = text(e.file, e.begin);
+      if ((name != "pow" && name != "root") || e.argCount < 2)
+        continue;
+      const Expr &arg = tree_.exprs[tree_.exprArgs[e.firstArg + 1]];
+      const Token &tok = tree_.token(arg.file, arg.begin);
+      bool ok = arg.kind == ExprKind::Number && tok.kind == TokenKind::Number &&
+                whole(tok.value) && tok.value >= Fixed::fromInt(1) &&
+                tok.value <= Fixed::fromInt(9);
+      if (!ok)
+        report(DiagKind::PowerWrittenHere, arg.file, arg.begin, arg.end, name,
+               tree_.span(arg.file, arg.begin, arg.end));
+    }
+  }
+
+  struct Def {
+    std::vector<NodeId> bodies;
+    std::vector<std::string> parents;
+    bool open = false;
+  };
+
+  const SyntaxTree &tree_;
+  DiagnosticEngine &diags_;
+  std::map<std::string, Def, std::less<>> defs_[3];
+  std::set<std::tuple<uint32_t, uint32_t, uint16_t>> reported_;
+  NodeId firstFalls_ = kNone;
+  std::optional<bool> slotAll_;
+};
+
+} // namespace
+
 void checkRefusals(const SyntaxTree &tree, const Declarations &decls, DiagnosticEngine &diags) {
-  (void)tree;
-  (void)decls;
-  (void)diags;
+  (void)decls; // definitions are read off the tree, with what they are made from
+  Refusals(tree, diags).run();
 }
 
 } // namespace ledger

@@ -5,12 +5,22 @@
 namespace ledger {
 
 FileId SourceManager::add(std::string path, std::string text) {
-  SourceFile file{std::move(path), std::move(text), {0}};
+  SourceFile file;
+  file.path = std::move(path);
+  file.text = std::move(text);
+  file.lineStarts = {0};
   for (uint32_t i = 0; i < file.text.size(); ++i)
     if (file.text[i] == '\n')
       file.lineStarts.push_back(i + 1);
   files_.push_back(std::move(file));
   return static_cast<FileId>(files_.size() - 1);
+}
+
+FileId SourceManager::addWritten(std::string path, std::string text, Loc origin) {
+  FileId id = add(std::move(path), std::move(text));
+  files_[id].written = true;
+  files_[id].origin = origin;
+  return id;
 }
 
 LineCol SourceManager::lineCol(Loc loc) const {

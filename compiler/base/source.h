@@ -25,11 +25,16 @@ struct SourceFile {
   std::string path;
   std::string text;
   std::vector<uint32_t> lineStarts; // offset of each line's first byte
+  // A file the compiler wrote (a template written out) names the line that
+  // wrote it, so a diagnostic in it can point there too.
+  bool written = false;
+  Loc origin;
 };
 
 class SourceManager {
 public:
   FileId add(std::string path, std::string text);
+  FileId addWritten(std::string path, std::string text, Loc origin);
   const SourceFile &file(FileId id) const { return files_[id]; }
   size_t size() const { return files_.size(); }
 

@@ -1,6 +1,8 @@
 #include "diag/diagnostics.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <tuple>
 
 namespace ledger {
 
@@ -19,6 +21,12 @@ Diagnostic &DiagnosticEngine::add(DiagKind kind, Severity severity, Loc loc, uin
   else if (severity == Severity::Warning)
     ++warnings_;
   diags_.push_back({kind, severity, loc, length ? length : 1, std::move(message), {}});
+  // In a template written out, the line that wrote it is where to look too.
+  for (Loc at = loc; sources_.file(at.file).written;) {
+    at = sources_.file(at.file).origin;
+    diags_.back().notes.push_back({DiagKind::WrittenOutHere, Severity::Note, at, 1,
+                                   formatMessage(DiagKind::WrittenOutHere, {}), {}});
+  }
   return diags_.back();
 }
 
@@ -71,9 +79,25 @@ std::string DiagnosticEngine::render(const Diagnostic &diag) const {
   return text;
 }
 
+// Diagnostics print in source order, files in catalog order; one in a
+// template written out stands at the line that wrote it.
+static std::tuple<FileId, uint32_t, uint32_t> sourceOrder(const SourceManager &sources, Loc loc) {
+  uint32_t inner = 0;
+  while (sources.file(loc.file).written) {
+    inner = loc.offset + 1;
+    loc = sources.file(loc.file).origin;
+  }
+  return {loc.file, loc.offset, inner};
+}
+
 void DiagnosticEngine::print(std::FILE *out) const {
-  for (const Diagnostic &diag : diags_)
-    std::fputs(render(diag).c_str(), out);
+  // Ties keep the order reported.
+  std::vector<std::pair<std::tuple<FileId, uint32_t, uint32_t>, size_t>> ordered;
+  for (size_t i = 0; i < diags_.size(); ++i)
+    ordered.push_back({sourceOrder(sources_, diags_[i].loc), i});
+  std::sort(ordered.begin(), ordered.end());
+  for (const auto &[key, index] : ordered)
+    std::fputs(render(diags_[index]).c_str(), out);
 }
 
 } // namespace ledger

@@ -13,7 +13,7 @@ static void runPhases(Frontend &fe, const Loaded &loaded) {
     fe.tree.packages.push_back(file.package);
   }
   parse(fe.tree, fe.diags);
-  fe.decls = check(fe.tree, fe.diags);
+  fe.decls = check(fe.tree, fe.sources, fe.diags);
 }
 
 std::unique_ptr<Frontend> runFrontend(const std::string &path) {

@@ -34,10 +34,10 @@ public:
         partForms_[static_cast<uint32_t>(form.ctxs)].push_back(static_cast<uint32_t>(form.kind));
   }
 
-  void run() {
+  void run(uint32_t firstFile) {
     findTemplateKinds();
-    tree_.fileFirstNode.assign(tree_.files.size(), kNone);
-    for (uint32_t f = 0; f < tree_.files.size(); ++f) {
+    tree_.fileFirstNode.resize(tree_.files.size(), kNone);
+    for (uint32_t f = firstFile; f < tree_.files.size(); ++f) {
       file_ = f;
       Ctx top = tree_.roles[f] == FileRole::Play ? Ctx::PlayFile : Ctx::File;
       tree_.fileFirstNode[f] = parseLines(tree_.files[f].firstTopLine, top, kNone, Ctx::Steps);
@@ -812,6 +812,13 @@ private:
 
   ExprId atom(const Blocked &b) {
     uint32_t begin = pos_;
+    // `...` in a template's term joins it over a list parameter.
+    if (isKind(pos_, TokenKind::Ellipsis)) {
+      Expr e{ExprKind::Path};
+      e.begin = begin;
+      e.end = ++pos_;
+      return addExpr(e);
+    }
     if (isKind(pos_, TokenKind::Number) || isKind(pos_, TokenKind::Percent)) {
       Expr e{ExprKind::Number};
       e.begin = begin;
@@ -1050,7 +1057,12 @@ std::string dumpExpr(const SyntaxTree &tree, ExprId id) {
   return "?";
 }
 
-void parse(SyntaxTree &tree, DiagnosticEngine &diags) { Parser(tree, diags).run(); }
+void parse(SyntaxTree &tree, DiagnosticEngine &diags) { Parser(tree, diags).run(0); }
+
+NodeId parseAddedFile(SyntaxTree &tree, DiagnosticEngine &diags) {
+  Parser(tree, diags).run(static_cast<uint32_t>(tree.files.size() - 1));
+  return tree.fileFirstNode.back();
+}
 
 std::string dumpTree(const SyntaxTree &tree) {
   std::string out;

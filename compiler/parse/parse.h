@@ -12,6 +12,10 @@ namespace ledger {
 // template` read their lines by the template's kind.
 void parse(SyntaxTree &tree, DiagnosticEngine &diags);
 
+// Parses the file added last to `tree` (a template written out), returning its
+// first node.
+NodeId parseAddedFile(SyntaxTree &tree, DiagnosticEngine &diags);
+
 // A stable text dump of a tree, for tests.
 std::string dumpTree(const SyntaxTree &tree);
 std::string dumpExpr(const SyntaxTree &tree, ExprId expr);

@@ -1,7 +1,9 @@
 #include "sema/check.h"
 
 #include "sema/refusals.h"
+#include "sema/templates.h"
 
+#include <algorithm>
 #include <functional>
 #include <string_view>
 
@@ -99,21 +101,34 @@ Namespace namespaceOf(RefKind kind) {
 
 class Checker {
 public:
-  Checker(const SyntaxTree &tree, DiagnosticEngine &diags) : tree_(tree), diags_(diags) {}
+  Checker(SyntaxTree &tree, SourceManager &sources, DiagnosticEngine &diags)
+      : tree_(tree), sources_(sources), diags_(diags) {}
 
   Declarations run() {
     for (std::string_view tag : kBuiltinTags)
       decls_.byNamespace[size_t(Namespace::Tag)].emplace(
           std::string(tag), Decl{RefKind::Tag, kNone, 0, kNone, {}, kNone});
-    for (uint32_t f = 0; f < tree_.files.size(); ++f)
+    // Templates are written out as their uses are declared; what they write
+    // is declared there, so the files written aren't walked again here.
+    size_t given = tree_.files.size();
+    for (uint32_t f = 0; f < given; ++f)
       if (tree_.roles[f] == FileRole::Catalog)
         for (NodeId n = tree_.fileFirstNode[f]; n != kNone; n = tree_.nodes[n].nextSibling)
           declare(n);
     for (NodeId n : unresolvedAmendments_)
       refuseAmendment(n);
+    // Made from what the catalog holds once every file is read: a parent or
+    // a template replaced later is the one a definition is made from.
+    for (const auto &[n, kind] : pendingParents_)
+      inherit(n, kind);
     for (uint32_t f = 0; f < tree_.files.size(); ++f)
       for (NodeId n = tree_.fileFirstNode[f]; n != kNone; n = tree_.nodes[n].nextSibling)
         resolveTree(n, Scope{});
+    for (const auto &map : {decls_.byNamespace[size_t(Namespace::Effect)],
+                            decls_.byNamespace[size_t(Namespace::Ability)],
+                            decls_.byNamespace[size_t(Namespace::Archetype)]})
+      for (const auto &[name, decl] : map)
+        checkClashes(name, decl);
     return std::move(decls_);
   }
 
@@ -217,7 +232,7 @@ private:
   }
 
   void declare(NodeId n) {
-    const Node &node = tree_.nodes[n];
+    const Node node = tree_.nodes[n]; // writing a template out adds nodes
     uint32_t f = node.file;
     auto names = [&](RefKind kind) {
       if (const Slot *s = tree_.slot(n, "names"))
@@ -245,9 +260,22 @@ private:
     case FormKind::Prop: name(RefKind::Prop); break;
     case FormKind::Curve: name(RefKind::Curve); break;
     case FormKind::Table: name(RefKind::Table); break;
-    case FormKind::Effect: name(RefKind::Effect); break;
-    case FormKind::Ability: name(RefKind::Ability); break;
-    case FormKind::Archetype: name(RefKind::Archetype); break;
+    case FormKind::Effect:
+      name(RefKind::Effect);
+      if (tree_.slot(n, "parent"))
+        pendingParents_.push_back({n, RefKind::Effect});
+      break;
+    case FormKind::Ability:
+      name(RefKind::Ability);
+      if (tree_.slot(n, "parent"))
+        pendingParents_.push_back({n, RefKind::Ability});
+      break;
+    case FormKind::Archetype:
+      name(RefKind::Archetype);
+      if (tree_.slot(n, "parent"))
+        pendingParents_.push_back({n, RefKind::Archetype});
+      break;
+    case FormKind::From: writeFrom(n); break;
     case FormKind::Template:
       // A template is loaded as no definition itself; its name is a template's.
       name(RefKind::Template);
@@ -262,6 +290,184 @@ private:
     case FormKind::Turn: alike(n, "turn", turn_); break;
     default: break;
     }
+  }
+
+  // ---- templates and parents -------------------------------------------
+  static const char *kindWord(RefKind kind) {
+    return kind == RefKind::Effect ? "effect" : kind == RefKind::Ability ? "ability" : "archetype";
+  }
+
+  // The kind of lines a template holds, as its own line says (a replacement
+  // keeps it): an effect's, an ability's, an archetype's, or whole definitions.
+  RefKind templateKind(const Decl &decl) const {
+    const Slot *kind = tree_.slot(decl.node, "kind");
+    if (!kind)
+      return RefKind::Template;
+    std::string_view k = text(tree_.nodes[decl.node].file, kind->begin);
+    return k == "effect" ? RefKind::Effect : k == "ability" ? RefKind::Ability : RefKind::Archetype;
+  }
+
+  // A replacement naming parameters brings its own; one naming none keeps
+  // the template's.
+  NodeId templateParams(const Decl &decl) const {
+    NodeId first = decl.parts.front();
+    return tree_.slot(first, "param") ? first : decl.node;
+  }
+
+  // `from PARENT`: a definition of its kind, whose lines come first, or a
+  // template written out with the values given. A parent made from another
+  // is resolved first; one made from itself, through any chain, is refused.
+  void inherit(NodeId n, RefKind kind) {
+    if (std::find(inherited_.begin(), inherited_.end(), n) != inherited_.end())
+      return;
+    if (std::find(inheriting_.begin(), inheriting_.end(), n) != inheriting_.end()) {
+      const Node &node = tree_.nodes[n];
+      const Slot *name = tree_.slot(n, "name");
+      diags_.report(DiagKind::MadeFromItself, tree_.loc(node.file, name->begin),
+                    length(node.file, name->begin), slotText(n, "name"));
+      inherited_.push_back(n);
+      return;
+    }
+    inheriting_.push_back(n);
+    inheritFrom(n, kind);
+    inheriting_.pop_back();
+    inherited_.push_back(n);
+  }
+
+  void inheritFrom(NodeId n, RefKind kind) {
+    const Slot *parentSlot = tree_.slot(n, "parent");
+    if (!parentSlot)
+      return;
+    NodeId parent = parentSlot->value;
+    const Node node = tree_.nodes[n];
+    const Slot *parentName = tree_.slot(parent, "name");
+    std::string parentText(tree_.span(node.file, parentName->begin, parentName->end));
+    std::string own(slotText(n, "name"));
+    Loc at = tree_.loc(node.file, parentName->begin);
+    auto len = static_cast<uint32_t>(parentText.size());
+    auto &defs = decls_.byNamespace[size_t(namespaceOf(kind))];
+    auto self = defs.find(own);
+    if (self == defs.end() || self->second.node != n)
+      return; // refused as declared twice
+    if (self->second.replacedBy != kNone)
+      return; // a replacement is swapped in whole, parent and all
+    const Slot *args = tree_.slot(parent, "args");
+    if (const Decl *tmpl = decls_.find(Namespace::Shared, parentText);
+        tmpl && tmpl->kind == RefKind::Template) {
+      RefKind tk = templateKind(*tmpl);
+      if (tk != kind) {
+        diags_.report(DiagKind::TemplateOfAnotherKind, at, len, parentText,
+                      tk == RefKind::Template ? std::string("whole definitions")
+                                              : std::string(kindWord(tk)) + " lines",
+                      refKindWithArticle(kind));
+        return;
+      }
+      TemplateUse use;
+      use.templateName = parentText;
+      use.parts = tmpl->parts;
+      use.params = templateParams(*tmpl);
+      use.header = std::string(kindWord(kind)) + " " + own;
+      if (args)
+        use.values = argumentValues(tree_, node.file, args->begin, args->end);
+      use.origin = at;
+      use.package = tree_.packages[node.file];
+      usedTemplates_.push_back(parentText);
+      NodeId written = writeOutTemplate(tree_, sources_, diags_, use);
+      if (written != kNone)
+        defs.find(own)->second.parts.insert(defs.find(own)->second.parts.begin(), written);
+      return;
+    }
+    auto from = defs.find(parentText);
+    if (from == defs.end()) {
+      diags_.report(DiagKind::ParentOfAnotherKind, at, len, parentText, kindWord(kind));
+      return;
+    }
+    if (args) {
+      diags_.report(DiagKind::ParentWithArguments, at, len, parentText);
+      return;
+    }
+    if (from->second.node != kNone && tree_.slot(from->second.node, "parent"))
+      inherit(from->second.node, kind);
+    std::vector<NodeId> parts = from->second.parts;
+    auto &mine = defs.find(own)->second.parts;
+    mine.insert(mine.begin(), parts.begin(), parts.end());
+  }
+
+  // `from TEMPLATE`: whole definitions, written once for each row under it,
+  // as if written there.
+  void writeFrom(NodeId n) {
+    const Node node = tree_.nodes[n];
+    const Slot *tmplSlot = tree_.slot(n, "template");
+    std::string name(tree_.span(node.file, tmplSlot->begin, tmplSlot->end));
+    const Decl *tmpl = decls_.find(Namespace::Shared, name);
+    if (!tmpl || tmpl->kind != RefKind::Template)
+      return; // refused when its name is resolved
+    if (templateKind(*tmpl) != RefKind::Template) {
+      diags_.report(DiagKind::FromNeedsDefinitions, tree_.loc(node.file, tmplSlot->begin),
+                    static_cast<uint32_t>(name.size()), name, kindWord(templateKind(*tmpl)));
+      return;
+    }
+    usedTemplates_.push_back(name);
+    std::vector<NodeId> parts = tmpl->parts;
+    for (NodeId row = node.firstChild; row != kNone; row = tree_.nodes[row].nextSibling) {
+      const Node rowNode = tree_.nodes[row];
+      const Slot *values = tree_.slot(row, "values");
+      TemplateUse use;
+      use.templateName = name;
+      use.parts = parts;
+      use.params = templateParams(*tmpl);
+      use.values = rowValues(tree_, rowNode.file, values->begin, values->end);
+      for (NodeId c = rowNode.firstChild; c != kNone; c = tree_.nodes[c].nextSibling)
+        use.block.push_back(c);
+      use.origin = tree_.loc(rowNode.file, rowNode.begin);
+      use.package = tree_.packages[rowNode.file];
+      NodeId written = writeOutTemplate(tree_, sources_, diags_, use);
+      for (NodeId d = written; d != kNone; d = tree_.nodes[d].nextSibling)
+        declare(d);
+    }
+  }
+
+  // A clause a definition says once: made from a template or a parent, or
+  // extended, it adds and never replaces, so the same clause from two of its
+  // parts clashes.
+  std::string onceKey(NodeId n) const {
+    const Node &node = tree_.nodes[n];
+    switch (node.kind) {
+    case FormKind::EffectStack: return "stack";
+    case FormKind::EffectClock: return "clock";
+    case FormKind::EffectDies: return "dies";
+    case FormKind::EffectFalls: return "falls";
+    case FormKind::EffectOrder: return "order";
+    case FormKind::EffectVar: return "var " + slotText(n, "name");
+    case FormKind::AbilityTarget: return "target";
+    case FormKind::AbilityCooldown: return "cooldown";
+    case FormKind::AbilityRadius: return "radius";
+    case FormKind::AbilityWindup:
+    case FormKind::AbilityChannel:
+    case FormKind::AbilityCharge:
+    case FormKind::AbilityFlies: return std::string(text(node.file, node.begin));
+    case FormKind::ArchetypeBase: return "base " + slotText(n, "stat");
+    default: return {};
+    }
+  }
+
+  void checkClashes(const std::string &name, const Decl &decl) {
+    std::map<std::string, std::pair<NodeId, NodeId>, std::less<>> said; // key: part, line
+    for (NodeId part : decl.parts)
+      for (NodeId c = tree_.nodes[part].firstChild; c != kNone; c = tree_.nodes[c].nextSibling) {
+        std::string key = onceKey(c);
+        if (key.empty())
+          continue;
+        auto [it, added] = said.emplace(key, std::make_pair(part, c));
+        if (added || it->second.first == part)
+          continue;
+        const Node &node = tree_.nodes[c];
+        const Node &first = tree_.nodes[it->second.second];
+        diags_.report(DiagKind::Clash, tree_.loc(node.file, node.begin), length(node.file, node.begin),
+                      key, name);
+        diags_.note(DiagKind::ClashHere, tree_.loc(first.file, first.begin),
+                    length(first.file, first.begin), key);
+      }
   }
 
   // ---- extend and replace ----------------------------------------------
@@ -472,6 +678,10 @@ private:
     const Expr &e = tree_.exprs[id];
     switch (e.kind) {
     case ExprKind::Path:
+      if (tree_.token(e.file, e.begin).kind == TokenKind::Ellipsis) {
+        diags_.report(DiagKind::ListJoinUnsupported, tree_.loc(e.file, e.begin), 3);
+        return;
+      }
       resolveHead(e.file, e.begin, e.end, scope);
       resolveSelfMember(e.file, e.begin, e.end, scope);
       return;
@@ -593,6 +803,11 @@ private:
     if (effect) {
       scope.inEffect = true;
       addVars(n, scope);
+      // The vars of every part: a template's or a parent's lines, and extends.
+      if (const Decl *decl = decls_.find(Namespace::Effect, slotText(n, "name")))
+        for (NodeId part : decl->parts)
+          if (part != n)
+            addVars(part, scope);
       if (node.kind == FormKind::Extend || node.kind == FormKind::Replace) {
         if (const Decl *decl = decls_.find(Namespace::Effect, slotText(n, "target")))
           if (decl->node != kNone)
@@ -656,6 +871,11 @@ private:
     const Node &node = tree_.nodes[n];
     if (node.kind == FormKind::From || node.kind == FormKind::FromRow)
       return; // a from's rows are its template's values
+    // A template used is checked where it is written out, with its values.
+    if (node.kind == FormKind::Template &&
+        std::find(usedTemplates_.begin(), usedTemplates_.end(), slotText(n, "name")) !=
+            usedTemplates_.end())
+      return;
     if (isDefinition(node.kind))
       scope = definitionScope(n, std::move(scope));
     if (node.kind == FormKind::EffectModifier)
@@ -671,18 +891,22 @@ private:
     }
   }
 
-  const SyntaxTree &tree_;
+  SyntaxTree &tree_;
+  SourceManager &sources_;
   DiagnosticEngine &diags_;
   Declarations decls_;
   std::vector<NodeId> unresolvedAmendments_;
+  std::vector<std::string> usedTemplates_;
+  std::vector<std::pair<NodeId, RefKind>> pendingParents_;
+  std::vector<NodeId> inheriting_, inherited_;
   NodeId time_ = kNone, phases_ = kNone, rate_ = kNone, allegiance_ = kNone, damage_ = kNone,
          turn_ = kNone;
 };
 
 } // namespace
 
-Declarations check(const SyntaxTree &tree, DiagnosticEngine &diags) {
-  Declarations decls = Checker(tree, diags).run();
+Declarations check(SyntaxTree &tree, SourceManager &sources, DiagnosticEngine &diags) {
+  Declarations decls = Checker(tree, sources, diags).run();
   checkRefusals(tree, decls, diags);
   return decls;
 }

@@ -37,8 +37,9 @@ struct Declarations {
   }
 };
 
-// Checks a parsed catalog (and any play files in it). Returns the
+// Checks a parsed catalog (and any play files in it), writing out the
+// templates its definitions are made from as files of their own. Returns the
 // declarations found; diagnostics say what was refused.
-Declarations check(const SyntaxTree &tree, DiagnosticEngine &diags);
+Declarations check(SyntaxTree &tree, SourceManager &sources, DiagnosticEngine &diags);
 
 } // namespace ledger

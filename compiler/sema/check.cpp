@@ -557,6 +557,13 @@ private:
     std::vector<std::string> vars;
     bool inEffect = false;
     bool inPlay = false;
+    // Where the roots mean something.
+    bool inAbility = false;
+    bool eventInHand = false; // a rule hearing an event, an ability's lines
+    bool it = false;          // a candidate read as it: a query, a sort, a table row
+    bool flight = false;      // an ability that flies: projectile
+    bool beat = false;        // a channel's every and broken by: self.beats
+    bool listTargets = false; // an ability whose target clause takes a list: targets
 
     bool has(std::string_view name) const {
       for (const std::string &l : locals)
@@ -624,19 +631,57 @@ private:
   // root or a word of the language, a local, or anything the catalog declares.
   void resolveHead(uint32_t file, uint32_t begin, uint32_t end, const Scope &scope) {
     std::string_view first = text(file, begin);
-    if (among(kRoots, first) || scope.has(first) || declaredAnywhere(first) ||
+    if (scope.has(first))
+      return;
+    if (among(kRoots, first)) {
+      checkRootPlace(file, begin, scope);
+      return;
+    }
+    if (declaredAnywhere(first) ||
         declaredAnywhere(tree_.span(file, begin, end)))
       return;
     diags_.report(scope.inPlay ? DiagKind::UnknownPlayName : DiagKind::UnknownFormulaName,
                   tree_.loc(file, begin), length(file, begin), first);
   }
 
-  // self.VAR in an effect reads one of its vars, or what every instance has.
+  // "roots allowed only where they mean something"
+  void checkRootPlace(uint32_t file, uint32_t tok, const Scope &scope) {
+    if (scope.inPlay)
+      return;
+    std::string_view root = text(file, tok);
+    const char *where = nullptr;
+    if (root == "projectile" && !scope.flight)
+      where = "in a flight's own steps and its hit's";
+    else if (root == "event" && !scope.eventInHand)
+      where = "where an event is in hand: a rule hearing one, or an ability's lines";
+    else if (root == "it" && !scope.it)
+      where = "where each candidate is read as it: a query's when and sort, held(...), "
+              "sum, highest and lowest, a sort key, a table's rows";
+    else if (root == "targets" && !scope.listTargets)
+      where = "in an ability whose target clause takes a list";
+    else if (root == "grant" && !scope.inAbility)
+      where = "in an ability: the instance that granted its use";
+    else if (root == "charged" && !scope.eventInHand)
+      where = "where a chain may carry it: an ability's lines, or a rule hearing an event";
+    if (where)
+      diags_.report(DiagKind::RootOutOfPlace, tree_.loc(file, tok), length(file, tok), root, where);
+  }
+
+  // self.VAR in an effect reads one of its vars, or what every instance has;
+  // self.beats is a channel's own, in its every and its broken by.
   void resolveSelfMember(uint32_t file, uint32_t begin, uint32_t end, const Scope &scope) {
-    if (!scope.inEffect || end < begin + 3 || text(file, begin) != "self")
+    if (end < begin + 3 || text(file, begin) != "self")
       return;
     std::string_view member = text(file, begin + 2);
-    if (member == "stacks" || member == "remaining" || member == "elapsed" || member == "beats")
+    if (member == "beats" && scope.beat)
+      return;
+    if (!scope.inEffect) {
+      if (member == "beats" && !scope.inPlay)
+        diags_.report(DiagKind::RootOutOfPlace, tree_.loc(file, begin), 10, "self.beats",
+                      "in a channel's every and its broken by");
+      return;
+    }
+    if (member == "stacks" || member == "remaining" || member == "elapsed")
       return;
     for (const std::string &v : scope.vars)
       if (v == member)
@@ -685,12 +730,24 @@ private:
       resolveHead(e.file, e.begin, e.end, scope);
       resolveSelfMember(e.file, e.begin, e.end, scope);
       return;
-    case ExprKind::Call:
+    case ExprKind::Call: {
       resolveCall(e, scope);
-      break;
-    case ExprKind::Part:
-      resolveSlots(e.part, scope);
+      // sum, highest and lowest read their formula of each one found as it.
+      std::string_view name = text(e.file, e.begin);
+      bool each = e.nameEnd == e.begin + 1 && (name == "sum" || name == "highest" || name == "lowest");
+      for (uint32_t i = 0; i < e.argCount; ++i) {
+        Scope argScope = scope;
+        argScope.it = scope.it || (each && i > 0);
+        resolveExpr(tree_.exprArgs[e.firstArg + i], argScope);
+      }
       return;
+    }
+    case ExprKind::Part: { // held(...) or a query: each found is read as it
+      Scope partScope = scope;
+      partScope.it = true;
+      resolveSlots(e.part, partScope);
+      return;
+    }
     case ExprKind::Except: {
       const Slot tags{0, SlotKind::Refs, RefKind::Tag, e.nameEnd, e.end, kNone};
       eachListItem(tags, e.file, true,
@@ -735,9 +792,15 @@ private:
       case SlotKind::Duration:
         resolveExpr(slot.value, scope);
         break;
-      case SlotKind::Part:
-        resolveSlots(slot.value, scope);
+      case SlotKind::Part: {
+        // A query, held(...) and a sort read each candidate as it.
+        FormKind part = tree_.nodes[slot.value].kind;
+        Scope partScope = scope;
+        partScope.it = scope.it || part == FormKind::TargetsQuery || part == FormKind::Held ||
+                       part == FormKind::Keys || part == FormKind::Order;
+        resolveSlots(slot.value, partScope);
         break;
+      }
       default:
         break;
       }
@@ -814,6 +877,22 @@ private:
             addVars(decl->node, scope);
       }
     }
+    bool ability = node.kind == FormKind::Ability || kind == "ability";
+    if (ability) {
+      scope.inAbility = true;
+      scope.eventInHand = true;
+      std::vector<NodeId> parts{n};
+      if (const Decl *decl = decls_.find(Namespace::Ability,
+                                         slotText(n, node.kind == FormKind::Ability ? "name" : "target")))
+        parts.insert(parts.end(), decl->parts.begin(), decl->parts.end());
+      for (NodeId part : parts)
+        for (NodeId c = tree_.nodes[part].firstChild; c != kNone; c = tree_.nodes[c].nextSibling) {
+          FormKind k = tree_.nodes[c].kind;
+          scope.flight = scope.flight || k == FormKind::AbilityFlies;
+          scope.listTargets =
+              scope.listTargets || (k == FormKind::AbilityTarget && tree_.slot(c, "count"));
+        }
+    }
     bool table = node.kind == FormKind::Table || kind == "table";
     if (table) {
       // A row's columns and the draw's arguments by name, and `for`, the drawer.
@@ -867,6 +946,41 @@ private:
     }
   }
 
+  // What a line's place lets its roots read: an event in hand in a rule
+  // hearing one, none in a schedule; a channel's beats; a table row's it.
+  void placeRoots(NodeId n, Scope &scope) const {
+    switch (tree_.nodes[n].kind) {
+    case FormKind::EffectBefore:
+    case FormKind::EffectAfter:
+    case FormKind::EffectStart:
+    case FormKind::EffectEnd:
+    case FormKind::EffectExpire:
+    case FormKind::EffectEndsOn:
+    case FormKind::EffectEach:
+    case FormKind::EffectVar:
+    case FormKind::EffectStack:
+    case FormKind::EffectLasts:
+      scope.eventInHand = true;
+      break;
+    case FormKind::EffectEvery:
+      scope.eventInHand = false;
+      break;
+    case FormKind::PhaseEvery:
+    case FormKind::PhaseBrokenBy: {
+      NodeId phase = tree_.nodes[n].parent;
+      scope.beat = phase != kNone && tree_.nodes[phase].kind == FormKind::AbilityChannel;
+      break;
+    }
+    case FormKind::TableRow:
+    case FormKind::TableWhen:
+      scope.it = true;
+      scope.eventInHand = true;
+      break;
+    default:
+      break;
+    }
+  }
+
   void resolveTree(NodeId n, Scope scope) {
     const Node &node = tree_.nodes[n];
     if (node.kind == FormKind::From || node.kind == FormKind::FromRow)
@@ -878,6 +992,7 @@ private:
       return;
     if (isDefinition(node.kind))
       scope = definitionScope(n, std::move(scope));
+    placeRoots(n, scope);
     if (node.kind == FormKind::EffectModifier)
       checkModifier(n, scope);
     if (node.kind != FormKind::Tags) // a tags line declares what it names
@@ -885,6 +1000,9 @@ private:
     Scope body = scope;
     if (namesForItsBody(node.kind))
       body.locals.push_back(slotText(n, "name"));
+    // for each with no name reads each actor found as it.
+    if (node.kind == FormKind::StepForEach)
+      body.it = true;
     for (NodeId c = node.firstChild; c != kNone; c = tree_.nodes[c].nextSibling) {
       resolveTree(c, body);
       addGivenNames(c, body);

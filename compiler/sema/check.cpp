@@ -407,7 +407,14 @@ private:
                     static_cast<uint32_t>(name.size()), name, kindWord(templateKind(*tmpl)));
       return;
     }
+    // A template whose lines write it out again would never end.
+    if (std::find(writing_.begin(), writing_.end(), name) != writing_.end()) {
+      diags_.report(DiagKind::TemplateWritesItself, tree_.loc(node.file, tmplSlot->begin),
+                    static_cast<uint32_t>(name.size()), name);
+      return;
+    }
     usedTemplates_.push_back(name);
+    writing_.push_back(name);
     std::vector<NodeId> parts = tmpl->parts;
     for (NodeId row = node.firstChild; row != kNone; row = tree_.nodes[row].nextSibling) {
       const Node rowNode = tree_.nodes[row];
@@ -425,6 +432,7 @@ private:
       for (NodeId d = written; d != kNone; d = tree_.nodes[d].nextSibling)
         declare(d);
     }
+    writing_.pop_back();
   }
 
   // A clause a definition says once: made from a template or a parent, or
@@ -1015,6 +1023,7 @@ private:
   Declarations decls_;
   std::vector<NodeId> unresolvedAmendments_;
   std::vector<std::string> usedTemplates_;
+  std::vector<std::string> writing_; // templates being written out, innermost last
   std::vector<std::pair<NodeId, RefKind>> pendingParents_;
   std::vector<NodeId> inheriting_, inherited_;
   NodeId time_ = kNone, phases_ = kNone, rate_ = kNone, allegiance_ = kNone, damage_ = kNone,

@@ -157,11 +157,13 @@ private:
     uint32_t begin = line.firstToken;
     end_ = line.endToken;
 
-    // A play line's source (`from content: why`) is kept apart from its form.
+    // A play line's source (`from content: why`, `from v2 PATH`) is kept
+    // apart from its form.
     uint32_t sourceBegin = kNone;
-    if (ctx == Ctx::Play && isKind(end_ - 1, TokenKind::RawText)) {
-      for (uint32_t i = end_ - 1; i-- > begin;) {
-        if (isWord(i, "from") && end_ - i <= 4) {
+    if (ctx == Ctx::Play) {
+      for (uint32_t i = end_; i-- > begin + 1;) {
+        bool colon = isKind(end_ - 1, TokenKind::RawText) && end_ - i <= 4;
+        if (isWord(i, "from") && (colon || isWord(i + 1, "v2"))) {
           sourceBegin = i;
           break;
         }

@@ -1,0 +1,139 @@
+// The checker's state and its pieces, one file each: declarations and
+// extend/replace (declare.cpp), templates and parents (inherit.cpp), names
+// and scopes (names.cpp), the kinds of formulas (kinds.cpp), what a with sets
+// (assigns.cpp), a play's expectations (plays.cpp).
+#pragma once
+
+#include "diag/diagnostics.h"
+#include "parse/tree.h"
+#include "sema/check.h"
+
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ledger::sema {
+
+class Checker {
+public:
+  Checker(SyntaxTree &tree, SourceManager &sources, DiagnosticEngine &diags)
+      : tree_(tree), sources_(sources), diags_(diags) {}
+  Declarations run();
+
+private:
+  std::string_view text(uint32_t file, uint32_t tok) const { return tree_.text(file, tok); }
+  uint32_t length(uint32_t file, uint32_t tok) const {
+    const Token &t = tree_.token(file, tok);
+    return t.end - t.begin;
+  }
+
+  // ---- declarations ----------------------------------------------------------
+  void declareName(RefKind kind, uint32_t file, uint32_t tok, NodeId node);
+  void declareTag(uint32_t file, uint32_t begin, uint32_t end, NodeId node);
+  void eachListItem(const Slot &slot, uint32_t file, bool dotted,
+                    const std::function<void(uint32_t, uint32_t)> &fn);
+  void onceAcrossCatalog(NodeId n, const char *form, NodeId &seen);
+  void alike(NodeId n, const char *form, NodeId &seen);
+  void declare(NodeId n);
+
+  // ---- templates and parents -------------------------------------------------
+  static const char *kindWord(RefKind kind);
+  RefKind templateKind(const Decl &decl) const;
+  NodeId templateParams(const Decl &decl) const;
+  void inherit(NodeId n, RefKind kind);
+  void inheritFrom(NodeId n, RefKind kind);
+  void writeFrom(NodeId n);
+  std::string onceKey(NodeId n) const;
+  void checkClashes(const std::string &name, const Decl &decl);
+
+  // ---- extend and replace ----------------------------------------------------
+  Decl *amended(NodeId n, RefKind &kind, std::string &name);
+  void amend(NodeId n);
+  void refuseAmendment(NodeId n);
+
+  // ---- resolution ------------------------------------------------------------
+  // What a line may read besides the catalog's declarations: a template's
+  // parameters, the names steps and plays give, a table's arguments and
+  // columns, and the vars of the effect it stands in.
+  struct Scope {
+    std::vector<std::string> locals;
+    std::vector<std::string> vars;
+    std::vector<std::string> varKinds; // each var's kind word: "" (a number), actor, tag, …
+    bool inEffect = false;
+    bool inPlay = false;
+    // Where the roots mean something.
+    bool inAbility = false;
+    bool eventInHand = false; // a rule hearing an event, an ability's lines
+    bool it = false;          // a candidate read as it: a query, a sort, a table row
+    bool flight = false;      // an ability that flies: projectile
+    bool beat = false;        // a channel's every and broken by: self.beats
+    bool listTargets = false; // an ability whose target clause takes a list: targets
+
+    bool has(std::string_view name) const {
+      for (const std::string &l : locals)
+        if (l == name)
+          return true;
+      return false;
+    }
+  };
+  static std::string_view head(std::string_view dotted);
+  bool declaredAnywhere(std::string_view name) const;
+  void resolveRef(const Slot &slot, uint32_t file, uint32_t begin, uint32_t end,
+                  const Scope &scope);
+  void resolveHead(uint32_t file, uint32_t begin, uint32_t end, const Scope &scope);
+  void checkRootPlace(uint32_t file, uint32_t tok, const Scope &scope);
+  void resolveSelfMember(uint32_t file, uint32_t begin, uint32_t end, const Scope &scope);
+  void resolveCall(const Expr &e, const Scope &scope);
+  void resolveExpr(ExprId id, const Scope &scope);
+  static bool namesNoActor(std::string_view label);
+  void resolveSlots(NodeId n, const Scope &scope);
+
+  // ---- the kinds of formulas -------------------------------------------------
+  // What a formula gives, where the checker can tell: a number, an actor, a
+  // tag, an ability, a held instance, a list of actors; Unknown where it reads
+  // something only its run knows (a local, a property, a var of a grant).
+  enum class ValueKind { Unknown, Number, Actor, Tag, Ability, Instance, List };
+  static const char *valueKindWithArticle(ValueKind kind);
+  ValueKind memberOfActor(uint32_t file, uint32_t tok, uint32_t end) const;
+  ValueKind pathKind(uint32_t file, uint32_t begin, uint32_t end, const Scope &scope) const;
+  ValueKind exprKind(ExprId id, const Scope &scope) const;
+  void wantKind(ExprId id, ValueKind wanted, const Scope &scope);
+  void checkArithmetic(ExprId id, const Scope &scope);
+  static bool wantsNumber(std::string_view label);
+  static bool wantsActor(FormKind form, std::string_view label);
+  void checkKinds(NodeId n, const Scope &scope);
+
+  // ---- a play's expectations -------------------------------------------------
+  void checkSource(NodeId n);
+
+  // ---- what a with sets ------------------------------------------------------
+  std::vector<std::string> varsOf(std::string_view effect) const;
+  std::vector<std::string> tableArgs(std::string_view table) const;
+  void checkAssigns(NodeId n, const Scope &scope);
+  void checkModifier(NodeId n, const Scope &scope);
+
+  // ---- scopes ----------------------------------------------------------------
+  std::string slotText(NodeId n, std::string_view label) const;
+  void addVars(NodeId definition, Scope &scope) const;
+  Scope definitionScope(NodeId n, Scope scope);
+  static bool namesForItsBody(FormKind kind);
+  void addGivenNames(NodeId n, Scope &scope) const;
+  static bool isDefinition(FormKind kind);
+  void placeRoots(NodeId n, Scope &scope) const;
+  void resolveTree(NodeId n, Scope scope);
+  SyntaxTree &tree_;
+  SourceManager &sources_;
+  DiagnosticEngine &diags_;
+  Declarations decls_;
+  std::vector<NodeId> unresolvedAmendments_;
+  std::vector<std::string> usedTemplates_;
+  std::vector<std::string> writing_; // templates being written out, innermost last
+  std::vector<std::pair<NodeId, RefKind>> pendingParents_;
+  std::vector<NodeId> inheriting_, inherited_;
+  NodeId time_ = kNone, phases_ = kNone, rate_ = kNone, allegiance_ = kNone, damage_ = kNone,
+         turn_ = kNone;
+};
+
+} // namespace ledger::sema

@@ -1,0 +1,246 @@
+// The kinds of formulas: a number, an actor, a tag, an ability, a held
+// instance, a list, where the checker can tell, checked where a form wants one.
+#include "sema/checker.h"
+
+#include "sema/words.h"
+
+#include <algorithm>
+
+namespace ledger::sema {
+
+const char *Checker::valueKindWithArticle(ValueKind kind) {
+  switch (kind) {
+  case ValueKind::Number:
+    return "a number";
+  case ValueKind::Actor:
+    return "an actor";
+  case ValueKind::Tag:
+    return "a tag";
+  case ValueKind::Ability:
+    return "an ability";
+  case ValueKind::Instance:
+    return "a held instance";
+  case ValueKind::List:
+    return "a list of actors";
+  case ValueKind::Unknown:
+    break;
+  }
+  return "something";
+}
+
+// Walks a dotted name's members from an actor: a link is another actor, a
+// value or a pile a number.
+Checker::ValueKind Checker::memberOfActor(uint32_t file, uint32_t tok, uint32_t end) const {
+  ValueKind kind = ValueKind::Actor;
+  for (; tok < end; tok += 2) {
+    if (kind != ValueKind::Actor)
+      return ValueKind::Unknown;
+    std::string_view member = text(file, tok);
+    const Decl *shared = decls_.find(Namespace::Shared, member);
+    if (member == "next" || (shared && shared->kind == RefKind::Link))
+      kind = ValueKind::Actor;
+    else if (decls_.find(Namespace::Value, member) || (shared && shared->kind == RefKind::Pile))
+      kind = ValueKind::Number;
+    else
+      return ValueKind::Unknown;
+  }
+  return kind;
+}
+
+Checker::ValueKind Checker::pathKind(uint32_t file, uint32_t begin, uint32_t end,
+                                     const Scope &scope) const {
+  std::string_view first = text(file, begin);
+  uint32_t next = begin + 2; // the token after `first.`
+  if (scope.has(first))
+    return ValueKind::Unknown;
+  if (first == "X" || first == "charged" || first == "radius" || first == "true" ||
+      first == "false")
+    return end == begin + 1 ? ValueKind::Number : ValueKind::Unknown;
+  if (first == "holder" || first == "source" || first == "credit" || first == "target" ||
+      first == "projectile" || first == "next" || (first == "it" && !scope.it))
+    return memberOfActor(file, next, end);
+  if (first == "targets")
+    return end == begin + 1 ? ValueKind::List : ValueKind::Unknown;
+  if (first == "event") {
+    if (end == begin + 1)
+      return ValueKind::Unknown;
+    std::string_view field = text(file, next);
+    if (field == "subject" || field == "source" || field == "credit" || field == "target")
+      return memberOfActor(file, next + 2, end);
+    if (end != next + 1)
+      return ValueKind::Unknown;
+    if (field == "sent" || field == "amount" || field == "landed" || field == "overflow" ||
+        field == "before" || field == "after")
+      return ValueKind::Number;
+    if (field == "ability")
+      return ValueKind::Ability;
+    if (field == "targets")
+      return ValueKind::List;
+    return ValueKind::Unknown;
+  }
+  if (first == "self") {
+    if (end != next + 1)
+      return ValueKind::Unknown;
+    std::string_view member = text(file, next);
+    if (member == "stacks" || member == "remaining" || member == "elapsed" || member == "beats")
+      return ValueKind::Number;
+    for (size_t i = 0; i < scope.vars.size(); ++i)
+      if (scope.vars[i] == member) {
+        std::string_view k = scope.varKinds[i];
+        return k.empty()        ? ValueKind::Number
+               : k == "actor"   ? ValueKind::Actor
+               : k == "tag"     ? ValueKind::Tag
+               : k == "ability" ? ValueKind::Ability
+                                : ValueKind::Instance;
+      }
+    return ValueKind::Unknown;
+  }
+  if (decls_.find(Namespace::Value, first))
+    return ValueKind::Number; // a value, or a member of a stat by type
+  if (const Decl *shared = decls_.find(Namespace::Shared, first)) {
+    if (shared->kind == RefKind::Link)
+      return memberOfActor(file, next, end);
+    if (shared->kind == RefKind::Pile)
+      return end == begin + 1 ? ValueKind::Number : ValueKind::Unknown;
+  }
+  if (decls_.find(Namespace::Archetype, first) && end == begin + 3)
+    return ValueKind::Number; // ARCHETYPE.STAT
+  if (end == begin + 1 && decls_.find(Namespace::Tag, first) &&
+      !decls_.find(Namespace::Effect, first) && !decls_.find(Namespace::Ability, first))
+    return ValueKind::Tag;
+  if (end == begin + 1 && decls_.find(Namespace::Ability, first) &&
+      !decls_.find(Namespace::Effect, first))
+    return ValueKind::Ability;
+  return ValueKind::Unknown;
+}
+
+Checker::ValueKind Checker::exprKind(ExprId id, const Scope &scope) const {
+  const Expr &e = tree_.exprs[id];
+  switch (e.kind) {
+  case ExprKind::Number:
+  case ExprKind::Unary:
+  case ExprKind::Binary:
+  case ExprKind::Except:
+    return ValueKind::Number;
+  case ExprKind::Path:
+    return tree_.token(e.file, e.begin).kind == TokenKind::Ellipsis
+               ? ValueKind::Unknown
+               : pathKind(e.file, e.begin, e.end, scope);
+  case ExprKind::Call: {
+    std::string name(tree_.span(e.file, e.begin, e.nameEnd));
+    if (name == "if" && e.argCount == 3) {
+      ValueKind a = exprKind(tree_.exprArgs[e.firstArg + 1], scope);
+      ValueKind b = exprKind(tree_.exprArgs[e.firstArg + 2], scope);
+      return a == b ? a : ValueKind::Unknown;
+    }
+    if (name == "tag")
+      return ValueKind::Tag;
+    for (const BuiltinFunction &f : kFunctions)
+      if (f.name == name)
+        return ValueKind::Number;
+    const Decl *decl = decls_.find(Namespace::Shared, name);
+    if (decl && (decl->kind == RefKind::Curve || decl->kind == RefKind::Table))
+      return ValueKind::Number;
+    return ValueKind::Unknown;
+  }
+  case ExprKind::Part:
+    return tree_.nodes[e.part].kind == FormKind::Held ? ValueKind::Instance : ValueKind::List;
+  case ExprKind::Member:
+  case ExprKind::Duration:
+    return ValueKind::Unknown;
+  }
+  return ValueKind::Unknown;
+}
+
+void Checker::wantKind(ExprId id, ValueKind wanted, const Scope &scope) {
+  ValueKind got = exprKind(id, scope);
+  if (got == ValueKind::Unknown || got == wanted)
+    return;
+  const Expr &e = tree_.exprs[id];
+  std::string written(tree_.span(e.file, e.begin, e.end));
+  diags_.report(DiagKind::KindMismatch, tree_.loc(e.file, e.begin),
+                static_cast<uint32_t>(written.size()), written, valueKindWithArticle(got),
+                valueKindWithArticle(wanted));
+}
+
+// Arithmetic reads numbers: an actor plus one is no formula.
+void Checker::checkArithmetic(ExprId id, const Scope &scope) {
+  const Expr &e = tree_.exprs[id];
+  bool arithmetic = (e.kind == ExprKind::Binary && (e.op == ExprOp::Add || e.op == ExprOp::Sub ||
+                                                    e.op == ExprOp::Mul || e.op == ExprOp::Div)) ||
+                    (e.kind == ExprKind::Unary && e.op == ExprOp::Neg);
+  if (arithmetic)
+    for (uint32_t i = 0; i < e.argCount; ++i)
+      wantKind(tree_.exprArgs[e.firstArg + i], ValueKind::Number, scope);
+  if (e.kind != ExprKind::Part)
+    for (uint32_t i = 0; i < e.argCount; ++i)
+      checkArithmetic(tree_.exprArgs[e.firstArg + i], scope);
+}
+
+// The slots whose formula is a number wherever they stand, and those that
+// name an actor.
+bool Checker::wantsNumber(std::string_view label) {
+  constexpr std::string_view kNumbers[] = {
+      "amount", "more",   "stacks", "count",    "cond", "upTo",      "factor", "share",
+      "key",    "max",    "min",    "stronger", "line", "untilLine", "speed",  "radius",
+      "within", "beyond", "across", "wide",     "by",   "value",     "outOf"};
+  for (std::string_view n : kNumbers)
+    if (n == label)
+      return true;
+  return false;
+}
+
+bool Checker::wantsActor(FormKind form, std::string_view label) {
+  if (form == FormKind::TargetsActor)
+    return label == "actor";
+  switch (form) {
+  case FormKind::StepDeal:
+  case FormKind::StepHeal:
+  case FormKind::StepApply:
+  case FormKind::StepStop:
+  case FormKind::StepBecome:
+  case FormKind::StepRaise:
+  case FormKind::StepRequest:
+  case FormKind::EffectMirror:
+    return label == "from" || label == "actor" || label == "by" || label == "toward" ||
+           label == "of";
+  default:
+    return false;
+  }
+}
+
+void Checker::checkKinds(NodeId n, const Scope &scope) {
+  const Node &node = tree_.nodes[n];
+  // A let names what it is given, and a self var is set as its kind says.
+  bool anyKind = node.kind == FormKind::StepLet || node.kind == FormKind::Assign ||
+                 node.kind == FormKind::StepSelf || node.kind == FormKind::EffectVar;
+  if (node.kind == FormKind::EffectModifier) { // `LINK = ACTOR` points a link
+    const Decl *link = decls_.find(Namespace::Shared, slotText(n, "stat"));
+    anyKind = link && link->kind == RefKind::Link;
+  }
+  for (uint32_t i = 0; i < node.slotCount; ++i) {
+    const Slot &slot = tree_.slots[node.firstSlot + i];
+    std::string_view label = labelText(slot.label);
+    if (slot.kind == SlotKind::Formula) {
+      checkArithmetic(slot.value, scope);
+      if (!anyKind && wantsNumber(label))
+        wantKind(slot.value, ValueKind::Number, scope);
+    } else if (slot.kind == SlotKind::Path && wantsActor(node.kind, label)) {
+      ValueKind got = pathKind(node.file, slot.begin, slot.end, scope);
+      if (got != ValueKind::Unknown && got != ValueKind::Actor) {
+        std::string written(tree_.span(node.file, slot.begin, slot.end));
+        diags_.report(DiagKind::KindMismatch, tree_.loc(node.file, slot.begin),
+                      static_cast<uint32_t>(written.size()), written, valueKindWithArticle(got),
+                      "an actor");
+      }
+    } else if (slot.kind == SlotKind::Part) {
+      Scope partScope = scope;
+      FormKind part = tree_.nodes[slot.value].kind;
+      partScope.it = scope.it || part == FormKind::TargetsQuery || part == FormKind::Held ||
+                     part == FormKind::Keys || part == FormKind::Order;
+      checkKinds(slot.value, partScope);
+    }
+  }
+}
+
+} // namespace ledger::sema

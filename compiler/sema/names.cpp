@@ -1,0 +1,425 @@
+// Names: what each line reads, resolved in the scope its place gives it, and
+// the roots read only where they mean something.
+#include "sema/checker.h"
+
+#include "sema/words.h"
+
+#include <algorithm>
+
+namespace ledger::sema {
+
+std::string_view Checker::head(std::string_view dotted) {
+  return dotted.substr(0, dotted.find('.'));
+}
+
+bool Checker::declaredAnywhere(std::string_view name) const {
+  for (const auto &map : decls_.byNamespace)
+    if (map.count(name))
+      return true;
+  return among(kBuiltinEvents, name);
+}
+
+void Checker::resolveRef(const Slot &slot, uint32_t file, uint32_t begin, uint32_t end,
+                         const Scope &scope) {
+  std::string name(tree_.span(file, begin, end));
+  // A parameter or a local (a pick's row) stands for what it is given.
+  if (scope.has(head(name)))
+    return;
+  RefKind kind = slot.ref;
+  Loc loc = tree_.loc(file, begin);
+  auto len = static_cast<uint32_t>(name.size());
+  if ((kind == RefKind::Event || kind == RefKind::EventOrTag) && among(kBuiltinEvents, name))
+    return;
+  if (kind == RefKind::EventOrTag) {
+    if (name == "any") // a filter's every event
+      return;
+    // A filter may name a pool: its changes.
+    const Decl *value = decls_.find(Namespace::Value, name);
+    if (value && value->kind == RefKind::Pool && labelText(slot.label) == "event")
+      return;
+    const Decl *event = decls_.find(Namespace::Shared, name);
+    if ((event && event->kind == RefKind::Event) || decls_.find(Namespace::Tag, name))
+      return;
+    diags_.report(DiagKind::UndeclaredName, loc, len, name, refKindName(kind));
+    return;
+  }
+  const Decl *decl = decls_.find(namespaceOf(kind), name);
+  if (kind == RefKind::Stat || kind == RefKind::Pool) {
+    // A member of a stat by type: Resist.Fire
+    if (!decl && name.find('.') != std::string::npos)
+      decl = decls_.find(Namespace::Value, head(name));
+    if (decl && decl->kind != kind) {
+      diags_.report(DiagKind::WrongKind, loc, len, name, refKindWithArticle(decl->kind),
+                    refKindWithArticle(kind));
+      return;
+    }
+  } else if (decl && namespaceOf(kind) == Namespace::Shared && decl->kind != kind) {
+    diags_.report(DiagKind::WrongKind, loc, len, name, refKindWithArticle(decl->kind),
+                  refKindWithArticle(kind));
+    return;
+  }
+  if (!decl)
+    diags_.report(DiagKind::UndeclaredName, loc, len, name, refKindName(kind));
+}
+
+// The first name of a dotted name read in a formula or naming an actor: a
+// root or a word of the language, a local, or anything the catalog declares.
+void Checker::resolveHead(uint32_t file, uint32_t begin, uint32_t end, const Scope &scope) {
+  std::string_view first = text(file, begin);
+  if (scope.has(first))
+    return;
+  if (among(kRoots, first)) {
+    checkRootPlace(file, begin, scope);
+    return;
+  }
+  if (declaredAnywhere(first) || declaredAnywhere(tree_.span(file, begin, end)))
+    return;
+  diags_.report(scope.inPlay ? DiagKind::UnknownPlayName : DiagKind::UnknownFormulaName,
+                tree_.loc(file, begin), length(file, begin), first);
+}
+
+// "roots allowed only where they mean something"
+void Checker::checkRootPlace(uint32_t file, uint32_t tok, const Scope &scope) {
+  if (scope.inPlay)
+    return;
+  std::string_view root = text(file, tok);
+  const char *where = nullptr;
+  if (root == "projectile" && !scope.flight)
+    where = "in a flight's own steps and its hit's";
+  else if (root == "event" && !scope.eventInHand)
+    where = "where an event is in hand: a rule hearing one, or an ability's lines";
+  else if (root == "it" && !scope.it)
+    where = "where each candidate is read as it: a query's when and sort, held(...), "
+            "sum, highest and lowest, a sort key, a table's rows";
+  else if (root == "targets" && !scope.listTargets)
+    where = "in an ability whose target clause takes a list";
+  else if (root == "grant" && !scope.inAbility)
+    where = "in an ability: the instance that granted its use";
+  else if (root == "charged" && !scope.eventInHand)
+    where = "where a chain may carry it: an ability's lines, or a rule hearing an event";
+  if (where)
+    diags_.report(DiagKind::RootOutOfPlace, tree_.loc(file, tok), length(file, tok), root, where);
+}
+
+// self.VAR in an effect reads one of its vars, or what every instance has;
+// self.beats is a channel's own, in its every and its broken by.
+void Checker::resolveSelfMember(uint32_t file, uint32_t begin, uint32_t end, const Scope &scope) {
+  if (end < begin + 3 || text(file, begin) != "self")
+    return;
+  std::string_view member = text(file, begin + 2);
+  if (member == "beats" && scope.beat)
+    return;
+  if (!scope.inEffect) {
+    if (member == "beats" && !scope.inPlay)
+      diags_.report(DiagKind::RootOutOfPlace, tree_.loc(file, begin), 10, "self.beats",
+                    "in a channel's every and its broken by");
+    return;
+  }
+  if (member == "stacks" || member == "remaining" || member == "elapsed")
+    return;
+  for (const std::string &v : scope.vars)
+    if (v == member)
+      return;
+  if (scope.has(member))
+    return;
+  diags_.report(DiagKind::UnknownVar, tree_.loc(file, begin + 2), length(file, begin + 2), member);
+}
+
+void Checker::resolveCall(const Expr &e, const Scope &scope) {
+  std::string name(tree_.span(e.file, e.begin, e.nameEnd));
+  Loc loc = tree_.loc(e.file, e.begin);
+  auto len = static_cast<uint32_t>(name.size());
+  for (const BuiltinFunction &f : kFunctions) {
+    if (f.name != name)
+      continue;
+    if (e.argCount < f.least || e.argCount > f.most)
+      diags_.report(DiagKind::FunctionArity, loc, len, name, f.written, e.argCount);
+    return;
+  }
+  if (scope.has(name))
+    return;
+  const Decl *decl = decls_.find(Namespace::Shared, name);
+  if (decl && decl->kind == RefKind::Curve) {
+    if (e.argCount != 1)
+      diags_.report(DiagKind::FunctionArity, loc, len, name, "CURVE(F)", e.argCount);
+    return;
+  }
+  if (decl && decl->kind == RefKind::Table) {
+    if (e.argCount != 2)
+      diags_.report(DiagKind::FunctionArity, loc, len, name, "TABLE(a, b)", e.argCount);
+    return;
+  }
+  diags_.report(DiagKind::UnknownFunction, loc, len, name);
+}
+
+void Checker::resolveExpr(ExprId id, const Scope &scope) {
+  const Expr &e = tree_.exprs[id];
+  switch (e.kind) {
+  case ExprKind::Path:
+    if (tree_.token(e.file, e.begin).kind == TokenKind::Ellipsis) {
+      diags_.report(DiagKind::ListJoinUnsupported, tree_.loc(e.file, e.begin), 3);
+      return;
+    }
+    resolveHead(e.file, e.begin, e.end, scope);
+    resolveSelfMember(e.file, e.begin, e.end, scope);
+    return;
+  case ExprKind::Call: {
+    resolveCall(e, scope);
+    // sum, highest and lowest read their formula of each one found as it.
+    std::string_view name = text(e.file, e.begin);
+    bool each =
+        e.nameEnd == e.begin + 1 && (name == "sum" || name == "highest" || name == "lowest");
+    for (uint32_t i = 0; i < e.argCount; ++i) {
+      Scope argScope = scope;
+      argScope.it = scope.it || (each && i > 0);
+      resolveExpr(tree_.exprArgs[e.firstArg + i], argScope);
+    }
+    return;
+  }
+  case ExprKind::Part: { // held(...) or a query: each found is read as it
+    Scope partScope = scope;
+    partScope.it = true;
+    resolveSlots(e.part, partScope);
+    return;
+  }
+  case ExprKind::Except: {
+    const Slot tags{0, SlotKind::Refs, RefKind::Tag, e.nameEnd, e.end, kNone};
+    eachListItem(tags, e.file, true,
+                 [&](uint32_t b, uint32_t en) { resolveRef(tags, e.file, b, en, scope); });
+    break;
+  }
+  default:
+    break;
+  }
+  for (uint32_t i = 0; i < e.argCount; ++i)
+    resolveExpr(tree_.exprArgs[e.firstArg + i], scope);
+}
+
+// Slots whose names aren't read as actors or formulas: what a census or a
+// coverage line names, and what a with sets (a var, a property, a link).
+bool Checker::namesNoActor(std::string_view label) {
+  return label == "check" || label == "name" || label == "stat" || label == "target";
+}
+
+void Checker::resolveSlots(NodeId n, const Scope &scope) {
+  const Node &node = tree_.nodes[n];
+  bool assign = node.kind == FormKind::Assign;
+  for (uint32_t i = 0; i < node.slotCount; ++i) {
+    const Slot &slot = tree_.slots[node.firstSlot + i];
+    switch (slot.kind) {
+    case SlotKind::Ref:
+      resolveRef(slot, node.file, slot.begin, slot.end, scope);
+      break;
+    case SlotKind::Refs:
+      eachListItem(slot, node.file, true,
+                   [&](uint32_t b, uint32_t e) { resolveRef(slot, node.file, b, e, scope); });
+      break;
+    case SlotKind::Path:
+      if (!(assign || namesNoActor(labelText(slot.label)) ||
+            node.kind == FormKind::ExpectCoverage)) {
+        resolveHead(node.file, slot.begin, slot.end, scope);
+        resolveSelfMember(node.file, slot.begin, slot.end, scope);
+      }
+      break;
+    case SlotKind::Formula:
+    case SlotKind::Duration:
+      resolveExpr(slot.value, scope);
+      break;
+    case SlotKind::Part: {
+      // A query, held(...) and a sort read each candidate as it.
+      FormKind part = tree_.nodes[slot.value].kind;
+      Scope partScope = scope;
+      partScope.it = scope.it || part == FormKind::TargetsQuery || part == FormKind::Held ||
+                     part == FormKind::Keys || part == FormKind::Order;
+      resolveSlots(slot.value, partScope);
+      break;
+    }
+    default:
+      break;
+    }
+  }
+}
+
+std::string Checker::slotText(NodeId n, std::string_view label) const {
+  const Slot *s = tree_.slot(n, label);
+  return s ? std::string(tree_.span(tree_.nodes[n].file, s->begin, s->end)) : std::string();
+}
+
+void Checker::addVars(NodeId definition, Scope &scope) const {
+  for (NodeId c = tree_.nodes[definition].firstChild; c != kNone; c = tree_.nodes[c].nextSibling)
+    if (tree_.nodes[c].kind == FormKind::EffectVar) {
+      scope.vars.push_back(slotText(c, "name"));
+      scope.varKinds.push_back(slotText(c, "kind"));
+    }
+}
+
+// A definition's own scope: what its kind lets its lines read.
+Checker::Scope Checker::definitionScope(NodeId n, Scope scope) {
+  const Node &node = tree_.nodes[n];
+  switch (node.kind) {
+  case FormKind::Template:
+  case FormKind::Replace:
+    for (const Slot *p : tree_.slotsNamed(n, "param"))
+      if (const Slot *name = tree_.slot(p->value, "name"))
+        scope.locals.emplace_back(text(node.file, name->begin));
+    break;
+  default:
+    break;
+  }
+  std::string kind = slotText(n, "kind");
+  bool effect = node.kind == FormKind::Effect || kind == "effect";
+  if (node.kind == FormKind::Template && kind.empty())
+    effect = false;
+  if (effect) {
+    scope.inEffect = true;
+    addVars(n, scope);
+    // The vars of every part: a template's or a parent's lines, and extends.
+    if (const Decl *decl = decls_.find(Namespace::Effect, slotText(n, "name")))
+      for (NodeId part : decl->parts)
+        if (part != n)
+          addVars(part, scope);
+    if (node.kind == FormKind::Extend || node.kind == FormKind::Replace) {
+      if (const Decl *decl = decls_.find(Namespace::Effect, slotText(n, "target")))
+        if (decl->node != kNone)
+          addVars(decl->node, scope);
+    }
+  }
+  bool ability = node.kind == FormKind::Ability || kind == "ability";
+  if (ability) {
+    scope.inAbility = true;
+    scope.eventInHand = true;
+    std::vector<NodeId> parts{n};
+    if (const Decl *decl = decls_.find(
+            Namespace::Ability, slotText(n, node.kind == FormKind::Ability ? "name" : "target")))
+      parts.insert(parts.end(), decl->parts.begin(), decl->parts.end());
+    for (NodeId part : parts)
+      for (NodeId c = tree_.nodes[part].firstChild; c != kNone; c = tree_.nodes[c].nextSibling) {
+        FormKind k = tree_.nodes[c].kind;
+        scope.flight = scope.flight || k == FormKind::AbilityFlies;
+        scope.listTargets =
+            scope.listTargets || (k == FormKind::AbilityTarget && tree_.slot(c, "count"));
+      }
+  }
+  bool table = node.kind == FormKind::Table || kind == "table";
+  if (table) {
+    // A row's columns and the draw's arguments by name, and `for`, the drawer.
+    scope.locals.emplace_back("for");
+    if (const Slot *args = tree_.slot(n, "args"))
+      eachListItem(*args, node.file, false,
+                   [&](uint32_t b, uint32_t) { scope.locals.emplace_back(text(node.file, b)); });
+    std::vector<NodeId> parts{n};
+    if (node.kind != FormKind::Table)
+      if (const Decl *decl = decls_.find(Namespace::Shared, slotText(n, "target")))
+        parts = decl->parts;
+    for (NodeId part : parts)
+      for (NodeId row = tree_.nodes[part].firstChild; row != kNone;
+           row = tree_.nodes[row].nextSibling)
+        for (const Slot *col : tree_.slotsNamed(row, "column"))
+          scope.locals.emplace_back(tree_.span(tree_.nodes[row].file, col->begin, col->end));
+  }
+  if (node.kind == FormKind::Play)
+    scope.inPlay = true;
+  return scope;
+}
+
+// A name a line gives to the lines after it (let, as, make …), or to its
+// own lines (for each, pick).
+bool Checker::namesForItsBody(FormKind kind) {
+  return kind == FormKind::StepForEach || kind == FormKind::StepPick;
+}
+
+void Checker::addGivenNames(NodeId n, Scope &scope) const {
+  FormKind kind = tree_.nodes[n].kind;
+  if (namesForItsBody(kind))
+    return;
+  for (const char *label : {"name", "as", "flight", "projectile"}) {
+    const Slot *s = tree_.slot(n, label);
+    if (s && s->kind == SlotKind::Name)
+      scope.locals.emplace_back(tree_.span(tree_.nodes[n].file, s->begin, s->end));
+  }
+}
+
+bool Checker::isDefinition(FormKind kind) {
+  switch (kind) {
+  case FormKind::Effect:
+  case FormKind::Ability:
+  case FormKind::Archetype:
+  case FormKind::Table:
+  case FormKind::Template:
+  case FormKind::Extend:
+  case FormKind::Replace:
+  case FormKind::Play:
+    return true;
+  default:
+    return false;
+  }
+}
+
+// What a line's place lets its roots read: an event in hand in a rule
+// hearing one, none in a schedule; a channel's beats; a table row's it.
+void Checker::placeRoots(NodeId n, Scope &scope) const {
+  switch (tree_.nodes[n].kind) {
+  case FormKind::EffectBefore:
+  case FormKind::EffectAfter:
+  case FormKind::EffectStart:
+  case FormKind::EffectEnd:
+  case FormKind::EffectExpire:
+  case FormKind::EffectEndsOn:
+  case FormKind::EffectEach:
+  case FormKind::EffectVar:
+  case FormKind::EffectStack:
+  case FormKind::EffectLasts:
+    scope.eventInHand = true;
+    break;
+  case FormKind::EffectEvery:
+    scope.eventInHand = false;
+    break;
+  case FormKind::PhaseEvery:
+  case FormKind::PhaseBrokenBy: {
+    NodeId phase = tree_.nodes[n].parent;
+    scope.beat = phase != kNone && tree_.nodes[phase].kind == FormKind::AbilityChannel;
+    break;
+  }
+  case FormKind::TableRow:
+  case FormKind::TableWhen:
+    scope.it = true;
+    scope.eventInHand = true;
+    break;
+  default:
+    break;
+  }
+}
+
+void Checker::resolveTree(NodeId n, Scope scope) {
+  const Node &node = tree_.nodes[n];
+  if (node.kind == FormKind::From || node.kind == FormKind::FromRow)
+    return; // a from's rows are its template's values
+  // A template used is checked where it is written out, with its values.
+  if (node.kind == FormKind::Template && std::find(usedTemplates_.begin(), usedTemplates_.end(),
+                                                   slotText(n, "name")) != usedTemplates_.end())
+    return;
+  if (isDefinition(node.kind))
+    scope = definitionScope(n, std::move(scope));
+  placeRoots(n, scope);
+  if (node.kind == FormKind::EffectModifier)
+    checkModifier(n, scope);
+  checkAssigns(n, scope);
+  if (scope.inPlay)
+    checkSource(n);
+  else
+    checkKinds(n, scope);
+  if (node.kind != FormKind::Tags) // a tags line declares what it names
+    resolveSlots(n, scope);
+  Scope body = scope;
+  if (namesForItsBody(node.kind))
+    body.locals.push_back(slotText(n, "name"));
+  // for each with no name reads each actor found as it.
+  if (node.kind == FormKind::StepForEach)
+    body.it = true;
+  for (NodeId c = node.firstChild; c != kNone; c = tree_.nodes[c].nextSibling) {
+    resolveTree(c, body);
+    addGivenNames(c, body);
+  }
+}
+
+} // namespace ledger::sema

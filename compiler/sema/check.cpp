@@ -2,6 +2,7 @@
 
 #include "sema/checker.h"
 #include "sema/refusals.h"
+#include "sema/stage_order.h"
 #include "sema/words.h"
 
 namespace ledger {
@@ -39,6 +40,7 @@ Declarations Checker::run() {
 Declarations check(SyntaxTree &tree, SourceManager &sources, DiagnosticEngine &diags) {
   Declarations decls = sema::Checker(tree, sources, diags).run();
   checkRefusals(tree, decls, diags);
+  checkStageOrder(tree, decls, diags);
   return decls;
 }
 

@@ -1,0 +1,184 @@
+#include "sema/stage_order.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ledger {
+
+namespace {
+
+// What a before rule's changes do to the change in flight, by how they
+// commute: prevents with prevents, scales with scales, adds with adds; what
+// only moves the amount is moot once the change is prevented, and what else
+// happens (an absorb spending a shield, a property set) is not.
+enum ChangeClass : unsigned {
+  Prevents = 1u << 0,
+  Scales = 1u << 1,
+  Adds = 1u << 2,
+  Amount = 1u << 3, // reduce, at most, at least
+  Side = 1u << 4,   // absorbs, converts, redirects, properties, durations
+};
+
+struct Rule {
+  NodeId node;
+  std::string effect;
+  std::string stage; // "" where it names none
+  std::string event; // the filter's event kind or tag
+  std::string whose; // `of X` (also where it says none) or `by X`
+  std::vector<std::string> having, unless;
+  unsigned changes = 0;
+  bool ordered = false; // its effect says `order`
+};
+
+std::string spanOf(const SyntaxTree &tree, NodeId n, const Slot *slot) {
+  return slot ? std::string(tree.span(tree.nodes[n].file, slot->begin, slot->end)) : std::string();
+}
+
+std::vector<std::string> listOf(const SyntaxTree &tree, NodeId n, const char *label) {
+  std::vector<std::string> items;
+  const Slot *slot = tree.slot(n, label);
+  if (!slot)
+    return items;
+  uint32_t file = tree.nodes[n].file;
+  for (uint32_t t = slot->begin; t < slot->end; ++t) {
+    TokenKind kind = tree.token(file, t).kind;
+    if (kind == TokenKind::Comma)
+      continue;
+    uint32_t b = t;
+    while (t + 2 < slot->end && tree.token(file, t + 1).kind == TokenKind::Dot)
+      t += 2;
+    items.emplace_back(tree.span(file, b, t + 1));
+  }
+  return items;
+}
+
+unsigned classify(const SyntaxTree &tree, NodeId rule) {
+  unsigned classes = 0;
+  for (NodeId c = tree.nodes[rule].firstChild; c != kNone; c = tree.nodes[c].nextSibling) {
+    switch (tree.nodes[c].kind) {
+    case FormKind::BeforePrevent:
+      classes |= Prevents;
+      break;
+    case FormKind::BeforeScale:
+      classes |= Scales;
+      break;
+    case FormKind::BeforeAdd:
+      classes |= Adds;
+      break;
+    case FormKind::BeforeReduce:
+    case FormKind::BeforeAtMost:
+    case FormKind::BeforeAtLeast:
+      classes |= Amount;
+      break;
+    case FormKind::BeforeConvert:
+    case FormKind::BeforeScaleDuration:
+    case FormKind::BeforeEvent:
+    case FormKind::BeforeAddDuration:
+    case FormKind::BeforeAbsorb:
+    case FormKind::BeforeRedirect:
+      classes |= Side;
+      break;
+    // A change under an if or a loop changes the result as much.
+    case FormKind::StepIf:
+    case FormKind::StepElse:
+    case FormKind::StepForEach:
+    case FormKind::StepRepeat:
+      classes |= classify(tree, c);
+      break;
+    default:
+      break;
+    }
+  }
+  return classes;
+}
+
+bool shares(const std::vector<std::string> &a, const std::vector<std::string> &b) {
+  for (const std::string &x : a)
+    for (const std::string &y : b)
+      if (x == y)
+        return true;
+  return false;
+}
+
+// Whether one event could reach both rules: the same kind (or any), both of
+// their holders or both by them, and no tag one asks for that the other
+// refuses.
+bool mayHearOneEvent(const Rule &a, const Rule &b) {
+  if (a.event != b.event && a.event != "any" && b.event != "any")
+    return false;
+  if (a.whose != b.whose)
+    return false;
+  return !shares(a.having, b.unless) && !shares(b.having, a.unless);
+}
+
+// Whether running them the other way round could change the result.
+bool orderMatters(const Rule &a, const Rule &b) {
+  unsigned both = a.changes | b.changes;
+  if (a.changes == 0 || b.changes == 0)
+    return false; // a rule that changes nothing leaves the result alone
+  if (both == Prevents || both == Scales || both == Adds)
+    return false;
+  // Prevented, nothing lands whatever was done to its amount.
+  constexpr unsigned kAmountOnly = Scales | Adds | Amount;
+  if ((a.changes == Prevents && (b.changes & ~kAmountOnly) == 0) ||
+      (b.changes == Prevents && (a.changes & ~kAmountOnly) == 0))
+    return false;
+  return true;
+}
+
+} // namespace
+
+void checkStageOrder(const SyntaxTree &tree, const Declarations &decls, DiagnosticEngine &diags) {
+  std::vector<Rule> rules;
+  for (const auto &[name, decl] : decls.byNamespace[size_t(Namespace::Effect)]) {
+    bool ordered = false;
+    std::vector<NodeId> befores;
+    for (NodeId part : decl.parts)
+      for (NodeId c = tree.nodes[part].firstChild; c != kNone; c = tree.nodes[c].nextSibling) {
+        if (tree.nodes[c].kind == FormKind::EffectOrder)
+          ordered = true;
+        if (tree.nodes[c].kind == FormKind::EffectBefore)
+          befores.push_back(c);
+      }
+    for (NodeId b : befores) {
+      const Slot *filterSlot = tree.slot(b, "filter");
+      if (!filterSlot)
+        continue;
+      NodeId filter = filterSlot->value;
+      const Slot *by = tree.slot(filter, "by");
+      const Slot *of = tree.slot(filter, "of");
+      std::string whose = by   ? "by " + spanOf(tree, filter, by)
+                          : of ? "of " + spanOf(tree, filter, of)
+                               : std::string("of holder");
+      rules.push_back({b, name, spanOf(tree, b, tree.slot(b, "stage")),
+                       spanOf(tree, filter, tree.slot(filter, "event")), whose,
+                       listOf(tree, filter, "having"), listOf(tree, filter, "unless"),
+                       classify(tree, b), ordered});
+    }
+  }
+  // In catalog order, so each clash is said at the later rule.
+  std::sort(rules.begin(), rules.end(), [&](const Rule &a, const Rule &b) {
+    const Node &x = tree.nodes[a.node];
+    const Node &y = tree.nodes[b.node];
+    return std::pair(x.file, x.begin) < std::pair(y.file, y.begin);
+  });
+  for (size_t i = 0; i < rules.size(); ++i)
+    for (size_t j = i + 1; j < rules.size(); ++j) {
+      const Rule &a = rules[i];
+      const Rule &b = rules[j];
+      // One effect's rules run in the order it writes them.
+      if (a.effect == b.effect || a.stage != b.stage || (a.ordered && b.ordered))
+        continue;
+      if (!mayHearOneEvent(a, b) || !orderMatters(a, b))
+        continue;
+      const Node &later = tree.nodes[b.node];
+      const Node &earlier = tree.nodes[a.node];
+      diags.report(DiagKind::StageOrderOpen, tree.loc(later.file, later.begin), 6, b.effect,
+                   a.effect, a.stage.empty() ? std::string("no stage") : "stage " + a.stage);
+      diags.note(DiagKind::OtherRuleHere, tree.loc(earlier.file, earlier.begin), 6, a.effect);
+    }
+}
+
+} // namespace ledger

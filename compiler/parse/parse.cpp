@@ -463,7 +463,8 @@ private:
       size_t count = 0;
       while (true) {
         uint32_t at = pos_;
-        if (count > 0 && isKind(pos_, TokenKind::Comma))
+        // Inside a call's parentheses a comma parts its arguments, not a list.
+        if (count > 0 && isKind(pos_, TokenKind::Comma) && callDepth_ == 0)
           ++pos_;
         if (dotted ? !path(blocked) : !nameOk(pos_, blocked)) {
           pos_ = at;
@@ -875,6 +876,11 @@ private:
     pos_ = nameEnd + 1;
     std::vector<ExprId> args;
     Blocked none{nullptr, nullptr};
+    struct Depth {
+      uint32_t &depth;
+      explicit Depth(uint32_t &d) : depth(d) { ++depth; }
+      ~Depth() { --depth; }
+    } inCall(callDepth_);
     if (!isKind(pos_, TokenKind::RParen)) {
       while (true) {
         ExprId arg = kNone;
@@ -928,6 +934,7 @@ private:
   uint32_t file_ = 0;
   uint32_t pos_ = 0, end_ = 0;
   uint32_t furthest_ = 0, bestFurthest_ = 0;
+  uint32_t callDepth_ = 0; // calls whose arguments are being read
   std::vector<std::string> expectedWhat_;
 };
 
@@ -1053,8 +1060,13 @@ std::string dumpExpr(const SyntaxTree &tree, ExprId id) {
     dumpNode(tree, e.part, 0, s, true);
     return s;
   }
-  case ExprKind::Duration:
-    return arg(0) + unitText(e.unit);
+  case ExprKind::Duration: {
+    // A number touches its unit; anything longer is parenthesised, as written.
+    std::string inner = arg(0);
+    if (tree.exprs[tree.exprArgs[e.firstArg]].kind != ExprKind::Number && inner.front() != '(')
+      inner = "(" + inner + ")";
+    return inner + unitText(e.unit);
+  }
   }
   return "?";
 }

@@ -49,6 +49,8 @@ constexpr KindSpec kKinds[] = {
     {"FACT", SlotKind::Ref, RefKind::Fact, Ctx::None},
     {"TEMPLATE", SlotKind::Ref, RefKind::Template, Ctx::None},
     {"EVENTORTAG", SlotKind::Ref, RefKind::EventOrTag, Ctx::None},
+    {"EFFECTORTAG", SlotKind::Ref, RefKind::EffectOrTag, Ctx::None},
+    {"RULE", SlotKind::Ref, RefKind::Rule, Ctx::None},
     {"EVENTORTAGS", SlotKind::Refs, RefKind::EventOrTag, Ctx::None},
     {"TARGETS", SlotKind::Part, RefKind::None, Ctx::PTargets},
     {"FILTER", SlotKind::Part, RefKind::None, Ctx::PFilter},

@@ -66,6 +66,8 @@ const char *refKindName(RefKind kind) {
   case RefKind::Pile: return "pile";
   case RefKind::Curve: return "curve";
   case RefKind::EventOrTag: return "event or tag";
+  case RefKind::EffectOrTag: return "effect or tag";
+  case RefKind::Rule: return "effect or ability";
   }
   return "name";
 }

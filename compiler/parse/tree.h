@@ -107,6 +107,8 @@ enum class RefKind : uint8_t {
   Pile,
   Curve,
   EventOrTag, // `blocks`: an event, or tags an event carries
+  EffectOrTag, // what an actor holds: an effect, or a tag it carries
+  Rule,        // the effect or ability whose rule raised an event
 };
 const char *refKindName(RefKind kind);
 // "a stat", "an event": the kind with its article, for messages.

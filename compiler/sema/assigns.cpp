@@ -82,7 +82,10 @@ void Checker::checkAssigns(NodeId n, const Scope &scope) {
       // X is every order's own property.
       if (name == "X" || (shared && shared->kind == RefKind::Prop))
         continue;
-      diags_.report(DiagKind::UndeclaredName, loc, len, name, "property");
+      if (name == "charged")
+        diags_.report(DiagKind::ChargedIsSetByNothing, loc, len);
+      else
+        diags_.report(DiagKind::UndeclaredName, loc, len, name, "property");
       break;
     case Sets::Var:
       if (!decls_.find(Namespace::Effect, owner) ||

@@ -17,8 +17,8 @@ namespace ledger {
 enum class Namespace : uint8_t { Effect, Ability, Archetype, Value, Tag, Shared };
 
 struct Decl {
-  RefKind kind;   // what it is (Stat and Pool share the Value namespace)
-  uint32_t file;  // where it is declared
+  RefKind kind;  // what it is (Stat and Pool share the Value namespace)
+  uint32_t file; // where it is declared
   uint32_t token;
   NodeId node;
   // A definition's lines, in catalog order: its own (or its replacement's),

@@ -107,6 +107,10 @@ private:
 
   // ---- a play's expectations -------------------------------------------------
   void checkSource(NodeId n);
+  void checkPlayLine(NodeId n);
+  bool holdsNumber(NodeId n) const;
+  void checkRowDefinitions(NodeId n);
+  void checkPlayedMember(NodeId n, const char *label, std::initializer_list<RefKind> kinds);
 
   // ---- what a with sets ------------------------------------------------------
   std::vector<std::string> varsOf(std::string_view effect) const;
@@ -122,6 +126,7 @@ private:
   void addGivenNames(NodeId n, Scope &scope) const;
   static bool isDefinition(FormKind kind);
   void placeRoots(NodeId n, Scope &scope) const;
+  void checkDurationChangePlace(NodeId n);
   void resolveTree(NodeId n, Scope scope);
   SyntaxTree &tree_;
   SourceManager &sources_;

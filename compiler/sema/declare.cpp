@@ -138,6 +138,9 @@ void Checker::declare(NodeId n) {
     break;
   case FormKind::Pile:
     names(RefKind::Pile);
+    // "an item carries its pile's tag while it is there"
+    if (const Slot *s = tree_.slot(n, "names"))
+      eachListItem(*s, f, false, [&](uint32_t b, uint32_t e) { declareTag(f, b, e, n); });
     break;
   case FormKind::Command:
     names(RefKind::Command);

@@ -30,6 +30,14 @@ void Checker::resolveRef(const Slot &slot, uint32_t file, uint32_t begin, uint32
   auto len = static_cast<uint32_t>(name.size());
   if ((kind == RefKind::Event || kind == RefKind::EventOrTag) && among(kBuiltinEvents, name))
     return;
+  if (kind == RefKind::EffectOrTag || kind == RefKind::Rule) {
+    bool effect = decls_.find(Namespace::Effect, name) != nullptr;
+    bool other = kind == RefKind::Rule ? decls_.find(Namespace::Ability, name) != nullptr
+                                       : decls_.find(Namespace::Tag, name) != nullptr;
+    if (!effect && !other)
+      diags_.report(DiagKind::UndeclaredName, loc, len, name, refKindName(kind));
+    return;
+  }
   if (kind == RefKind::EventOrTag) {
     if (name == "any") // a filter's every event
       return;
@@ -41,6 +49,10 @@ void Checker::resolveRef(const Slot &slot, uint32_t file, uint32_t begin, uint32
     if ((event && event->kind == RefKind::Event) || decls_.find(Namespace::Tag, name))
       return;
     diags_.report(DiagKind::UndeclaredName, loc, len, name, refKindName(kind));
+    return;
+  }
+  if (kind == RefKind::Prop && name == "charged") {
+    diags_.report(DiagKind::ChargedIsSetByNothing, loc, len);
     return;
   }
   const Decl *decl = decls_.find(namespaceOf(kind), name);
@@ -390,6 +402,20 @@ void Checker::placeRoots(NodeId n, Scope &scope) const {
   }
 }
 
+// A duration change with no `on HANDLE` changes the Apply in flight: a
+// before rule's; with one it changes a held instance "anywhere".
+void Checker::checkDurationChangePlace(NodeId n) {
+  const Node &node = tree_.nodes[n];
+  if ((node.kind != FormKind::BeforeScaleDuration && node.kind != FormKind::BeforeAddDuration) ||
+      tree_.slot(n, "on"))
+    return;
+  for (NodeId p = node.parent; p != kNone; p = tree_.nodes[p].parent)
+    if (tree_.nodes[p].kind == FormKind::EffectBefore)
+      return;
+  diags_.report(DiagKind::DurationChangeOutsideBefore, tree_.loc(node.file, node.begin),
+                length(node.file, node.begin) + 9);
+}
+
 void Checker::resolveTree(NodeId n, Scope scope) {
   const Node &node = tree_.nodes[n];
   if (node.kind == FormKind::From || node.kind == FormKind::FromRow)
@@ -401,13 +427,16 @@ void Checker::resolveTree(NodeId n, Scope scope) {
   if (isDefinition(node.kind))
     scope = definitionScope(n, std::move(scope));
   placeRoots(n, scope);
+  checkDurationChangePlace(n);
   if (node.kind == FormKind::EffectModifier)
     checkModifier(n, scope);
   checkAssigns(n, scope);
-  if (scope.inPlay)
+  if (tree_.roles[node.file] == FileRole::Play) {
     checkSource(n);
-  else
+    checkPlayLine(n);
+  } else {
     checkKinds(n, scope);
+  }
   if (node.kind != FormKind::Tags) // a tags line declares what it names
     resolveSlots(n, scope);
   Scope body = scope;

@@ -30,18 +30,155 @@ void Checker::checkSource(NodeId n) {
                std::isdigit(static_cast<unsigned char>(first[3]));
     bool ok = first == "v2" || ((first == "content" || row) && raw(source->begin + 1)) ||
               (first == "a" && word(source->begin + 1) == "run" && raw(source->begin + 2));
-    if (!ok)
+    if (!ok) {
       diags_.report(DiagKind::BadSource, tree_.loc(node.file, source->begin - 1),
                     length(node.file, source->begin - 1));
+    } else if (row && !holdsNumber(n)) {
+      // "a line with no number may end with one of the last three … and
+      // never with a row's, which has no number to work out"
+      diags_.report(DiagKind::RowSourceWithoutNumber, tree_.loc(node.file, source->begin - 1),
+                    length(node.file, source->begin - 1));
+    }
     return;
   }
+  if (holdsNumber(n))
+    diags_.report(DiagKind::NumberWithoutSource, tree_.loc(node.file, node.begin),
+                  length(node.file, node.begin));
+}
+
+bool Checker::holdsNumber(NodeId n) const {
+  const Node &node = tree_.nodes[n];
   for (uint32_t i = 0; i < node.slotCount; ++i) {
     SlotKind kind = tree_.slots[node.firstSlot + i].kind;
-    if (kind == SlotKind::Number || kind == SlotKind::Duration) {
-      diags_.report(DiagKind::NumberWithoutSource, tree_.loc(node.file, node.begin),
-                    length(node.file, node.begin));
+    if (kind == SlotKind::Number || kind == SlotKind::Duration)
+      return true;
+  }
+  return false;
+}
+
+// Why an order was refused or a fault made, as a play names it: the
+// reference's REASON list, and the refusals its forms name beside it.
+static constexpr std::string_view kReasons[] = {
+    "NotGranted",  "Blocked",   "OnCooldown",  "Requirement", "CannotAfford",   "NoTarget",
+    "BadTarget",   "Countered", "Prevented",   "AlreadyHas",  "NothingToApply", "Gone",
+    "ChainBudget", "MidMoment", "BadProperty", "OutOfReach",  "Busy",           "NotHeld",
+    "IdTaken",     "NotFlying", "NoPool",      "Waiting",     "Dropped",        "AlreadyMet"};
+
+// A census id: a letter A, B or G and three digits (A003).
+static bool isCensusId(std::string_view id) {
+  return id.size() == 4 && (id[0] == 'A' || id[0] == 'B' || id[0] == 'G') &&
+         std::isdigit(static_cast<unsigned char>(id[1])) &&
+         std::isdigit(static_cast<unsigned char>(id[2])) &&
+         std::isdigit(static_cast<unsigned char>(id[3]));
+}
+
+// The member a play line reads of an actor it named: PLAYED.VALUE,
+// PLAYED.PILE, PLAYED.LINK or PLAYED.POOL, as its form says.
+void Checker::checkPlayedMember(NodeId n, const char *label, std::initializer_list<RefKind> kinds) {
+  const Slot *slot = tree_.slot(n, label);
+  if (!slot)
+    return;
+  uint32_t file = tree_.nodes[n].file;
+  if (slot->end != slot->begin + 3)
+    return; // no member, or more than one: the name checks say what is wrong
+  std::string_view member = text(file, slot->begin + 2);
+  const Decl *value = decls_.find(Namespace::Value, member);
+  const Decl *shared = decls_.find(Namespace::Shared, member);
+  for (RefKind kind : kinds) {
+    if ((kind == RefKind::Stat || kind == RefKind::Pool) && value && (value->kind == kind))
       return;
+    if (shared && shared->kind == kind)
+      return;
+  }
+  std::string wanted;
+  for (RefKind kind : kinds)
+    wanted += std::string(wanted.empty() ? "" : " or ") + refKindName(kind);
+  diags_.report(DiagKind::UndeclaredName, tree_.loc(file, slot->begin + 2),
+                length(file, slot->begin + 2), member, wanted);
+}
+
+void Checker::checkPlayLine(NodeId n) {
+  const Node &node = tree_.nodes[n];
+  uint32_t file = node.file;
+  switch (node.kind) {
+  case FormKind::ExpectRefused:
+  case FormKind::ExpectFault:
+  case FormKind::ExpectCannot:
+    if (const Slot *reason = tree_.slot(n, "reason")) {
+      std::string_view word = text(file, reason->begin);
+      if (!among(kReasons, word))
+        diags_.report(DiagKind::UnknownReason, tree_.loc(file, reason->begin),
+                      length(file, reason->begin), word);
     }
+    break;
+  case FormKind::PlayRow:
+  case FormKind::PlayDeclined:
+  case FormKind::Play: {
+    const Slot *ids = tree_.slot(n, node.kind == FormKind::PlayRow ? "id"
+                                    : node.kind == FormKind::Play  ? "ids"
+                                                                   : "row");
+    if (ids)
+      for (uint32_t t = ids->begin; t < ids->end; ++t)
+        if (tree_.token(file, t).kind == TokenKind::Name && !isCensusId(text(file, t)))
+          diags_.report(DiagKind::BadCensusId, tree_.loc(file, t), length(file, t), text(file, t));
+    if (node.kind == FormKind::PlayRow)
+      checkRowDefinitions(n);
+    break;
+  }
+  case FormKind::ExpectValue:
+    checkPlayedMember(n, "value", {RefKind::Stat, RefKind::Pool, RefKind::Pile});
+    break;
+  case FormKind::ExpectMax:
+  case FormKind::ExpectPreview:
+    checkPlayedMember(n, "value", {RefKind::Stat, RefKind::Pool});
+    break;
+  case FormKind::ExpectLink:
+    checkPlayedMember(n, "value", {RefKind::Link});
+    break;
+  case FormKind::PlaySet:
+    checkPlayedMember(n, "target", {RefKind::Pool});
+    break;
+  case FormKind::ExpectIn:
+    checkPlayedMember(n, "pile", {RefKind::Pile});
+    break;
+  case FormKind::PlayMove:
+    checkPlayedMember(n, "to", {RefKind::Pile});
+    break;
+  default:
+    break;
+  }
+}
+
+// `row ID DEFS`: each an effect, an ability or an archetype of the catalog,
+// with its kind before its name where the catalog gives that name to two.
+void Checker::checkRowDefinitions(NodeId n) {
+  const Slot *defs = tree_.slot(n, "defs");
+  if (!defs)
+    return;
+  uint32_t file = tree_.nodes[n].file;
+  std::string_view kindWord;
+  for (uint32_t t = defs->begin; t < defs->end; ++t) {
+    if (tree_.token(file, t).kind != TokenKind::Name)
+      continue;
+    std::string_view word = text(file, t);
+    if (word == "effect" || word == "ability" || word == "archetype") {
+      kindWord = word;
+      continue;
+    }
+    bool effect = decls_.find(Namespace::Effect, word) != nullptr;
+    bool ability = decls_.find(Namespace::Ability, word) != nullptr;
+    bool archetype = decls_.find(Namespace::Archetype, word) != nullptr;
+    bool found = kindWord.empty()        ? effect || ability || archetype
+                 : kindWord == "effect"  ? effect
+                 : kindWord == "ability" ? ability
+                                         : archetype;
+    if (!found)
+      diags_.report(DiagKind::UndeclaredName, tree_.loc(file, t), length(file, t), word,
+                    kindWord.empty() ? std::string("effect, ability or archetype")
+                                     : std::string(kindWord));
+    else if (kindWord.empty() && int(effect) + int(ability) + int(archetype) > 1)
+      diags_.report(DiagKind::RowNameAmbiguous, tree_.loc(file, t), length(file, t), word);
+    kindWord = {};
   }
 }
 

@@ -20,8 +20,7 @@ constexpr std::string_view kRootWords[] = {"holder", "source", "credit", "target
 constexpr std::string_view kActivationEvents[] = {"Commit", "Stopped", "Pulse", "Finished",
                                                   "Contact"};
 
-template <size_t N>
-bool among(const std::string_view (&list)[N], std::string_view word) {
+template <size_t N> bool among(const std::string_view (&list)[N], std::string_view word) {
   for (std::string_view w : list)
     if (w == word)
       return true;
@@ -48,6 +47,7 @@ public:
     for (NodeId n = 0; n < tree_.nodes.size(); ++n)
       checkNode(n);
     checkFormulas();
+    checkReads();
   }
 
 private:
@@ -78,8 +78,7 @@ private:
   bool reportSlot(DiagKind kind, NodeId n, const Slot &s, const Args &...args) {
     return report(kind, node(n).file, s.begin, s.end, args...);
   }
-  template <typename... Args>
-  bool reportLine(DiagKind kind, NodeId n, const Args &...args) {
+  template <typename... Args> bool reportLine(DiagKind kind, NodeId n, const Args &...args) {
     return report(kind, node(n).file, node(n).begin, node(n).begin + 1, args...);
   }
 
@@ -120,7 +119,8 @@ private:
       return false;
     const Expr &e = tree_.exprs[id];
     switch (e.kind) {
-    case ExprKind::Number: return true;
+    case ExprKind::Number:
+      return true;
     case ExprKind::Unary:
     case ExprKind::Binary:
     case ExprKind::Duration:
@@ -128,7 +128,8 @@ private:
         if (!constant(tree_.exprArgs[e.firstArg + i]))
           return false;
       return true;
-    default: return false;
+    default:
+      return false;
     }
   }
   static bool whole(Fixed v) { return v.raw % Fixed::kScale == 0; }
@@ -151,27 +152,39 @@ private:
 
   static const char *phaseWord(FormKind kind) {
     switch (kind) {
-    case FormKind::AbilityWindup: return "windup";
-    case FormKind::AbilityChannel: return "channel";
-    case FormKind::AbilityCharge: return "charge-up";
-    case FormKind::AbilityFlies: return "flight";
-    default: return "phase";
+    case FormKind::AbilityWindup:
+      return "windup";
+    case FormKind::AbilityChannel:
+      return "channel";
+    case FormKind::AbilityCharge:
+      return "charge-up";
+    case FormKind::AbilityFlies:
+      return "flight";
+    default:
+      return "phase";
     }
   }
 
   // ---- definitions -----------------------------------------------------------
   static DefKind defKindOf(std::string_view word) {
-    if (word == "effect") return EffectDef;
-    if (word == "ability") return AbilityDef;
-    if (word == "archetype") return ArchetypeDef;
+    if (word == "effect")
+      return EffectDef;
+    if (word == "ability")
+      return AbilityDef;
+    if (word == "archetype")
+      return ArchetypeDef;
     return NoDef;
   }
   static DefKind defKindOf(FormKind kind) {
     switch (kind) {
-    case FormKind::Effect: return EffectDef;
-    case FormKind::Ability: return AbilityDef;
-    case FormKind::Archetype: return ArchetypeDef;
-    default: return NoDef;
+    case FormKind::Effect:
+      return EffectDef;
+    case FormKind::Ability:
+      return AbilityDef;
+    case FormKind::Archetype:
+      return ArchetypeDef;
+    default:
+      return NoDef;
     }
   }
   bool insideTemplate(NodeId n) const {
@@ -306,39 +319,89 @@ private:
   // ---- the checks, one form at a time -------------------------------------------
   void checkNode(NodeId n) {
     switch (node(n).kind) {
-    case FormKind::Rate: checkRate(n); break;
-    case FormKind::EffectAura: checkOpensByApply(n, "effect", "an aura"); break;
-    case FormKind::ArchetypeHas: checkOpensByApply(n, "effect", "an archetype's has"); break;
-    case FormKind::ArchetypeGives: checkOpensByApply(n, "effects", "an item's gift"); break;
-    case FormKind::Prop: checkProp(n); break;
-    case FormKind::Curve: checkCurve(n); break;
+    case FormKind::Rate:
+      checkRate(n);
+      break;
+    case FormKind::EffectAura:
+      checkOpensByApply(n, "effect", "an aura");
+      break;
+    case FormKind::ArchetypeHas:
+      checkOpensByApply(n, "effect", "an archetype's has");
+      break;
+    case FormKind::ArchetypeGives:
+      checkOpensByApply(n, "effects", "an item's gift");
+      break;
+    case FormKind::Prop:
+      checkProp(n);
+      break;
+    case FormKind::Curve:
+      checkCurve(n);
+      break;
     case FormKind::Effect:
     case FormKind::Template:
     case FormKind::Extend:
-    case FormKind::Replace: checkLasts(n); break;
-    case FormKind::EffectFalls: checkFalls(n); break;
+    case FormKind::Replace:
+      checkLasts(n);
+      break;
+    case FormKind::EffectFalls:
+      checkFalls(n);
+      break;
     case FormKind::EffectTags:
     case FormKind::AbilityTags:
-    case FormKind::ArchetypeTags: checkEndTags(n, "tags"); break;
+    case FormKind::ArchetypeTags:
+      checkEndTags(n, "tags");
+      break;
     case FormKind::EffectGrants:
-    case FormKind::ArchetypeGrants: checkAutoGrant(n); break;
-    case FormKind::AbilityTarget: checkTargetCount(n); break;
-    case FormKind::AbilityCost: checkUpfront(n); break;
-    case FormKind::AbilityOffCast: checkOffCast(n); break;
-    case FormKind::AbilityWith: checkWithTaken(n); break;
-    case FormKind::AbilityChannel: checkBeatClocks(n); break;
-    case FormKind::AbilityCharge: checkChargeLines(n); break;
-    case FormKind::PhasePushedBack: checkPushedBack(n); break;
-    case FormKind::PhaseEvery: checkPhaseEvery(n); break;
+    case FormKind::ArchetypeGrants:
+      checkAutoGrant(n);
+      break;
+    case FormKind::AbilityTarget:
+      checkTargetCount(n);
+      break;
+    case FormKind::AbilityCost:
+      checkUpfront(n);
+      break;
+    case FormKind::AbilityOffCast:
+      checkOffCast(n);
+      break;
+    case FormKind::AbilityWith:
+      checkWithTaken(n);
+      break;
+    case FormKind::AbilityChannel:
+      checkBeatClocks(n);
+      break;
+    case FormKind::AbilityCharge:
+      checkChargeLines(n);
+      break;
+    case FormKind::PhasePushedBack:
+      checkPushedBack(n);
+      break;
+    case FormKind::PhaseEvery:
+      checkPhaseEvery(n);
+      break;
     case FormKind::PhaseTakes:
     case FormKind::PhasePierces:
     case FormKind::PhaseBounces:
-    case FormKind::PhaseLands: checkFlightLine(n); break;
-    case FormKind::StepRaise: checkRaise(n, true); checkEndTags(n, "tagged"); break;
-    case FormKind::PlayRaise: checkRaise(n, false); break;
-    case FormKind::StepCast: checkEndTags(n, "tagged"); checkStepNames(n); break;
-    case FormKind::StepRepeat: checkRepeat(n); break;
-    case FormKind::StepOutcome: checkOutcomeBands(n); break;
+    case FormKind::PhaseLands:
+      checkFlightLine(n);
+      break;
+    case FormKind::StepRaise:
+      checkRaise(n, true);
+      checkEndTags(n, "tagged");
+      break;
+    case FormKind::PlayRaise:
+      checkRaise(n, false);
+      break;
+    case FormKind::StepCast:
+      checkEndTags(n, "tagged");
+      checkStepNames(n);
+      break;
+    case FormKind::StepRepeat:
+      checkRepeat(n);
+      break;
+    case FormKind::StepOutcome:
+      checkOutcomeBands(n);
+      break;
     case FormKind::StepForEach:
     case FormKind::StepLet:
     case FormKind::StepPick:
@@ -347,14 +410,21 @@ private:
     case FormKind::StepStop:
     case FormKind::StepCopy:
     case FormKind::BeforePrevent:
-    case FormKind::BeforeAbsorb: checkStepNames(n); break;
-    case FormKind::Filter: checkFilterWords(n); break;
+    case FormKind::BeforeAbsorb:
+      checkStepNames(n);
+      break;
+    case FormKind::Filter:
+      checkFilterWords(n);
+      break;
     case FormKind::EffectLasts:
     case FormKind::StepApply:
     case FormKind::PlayApply:
     case FormKind::BeforeAddDuration:
-    case FormKind::BeforeAtMost: checkTurnCount(n); break;
-    default: break;
+    case FormKind::BeforeAtMost:
+      checkTurnCount(n);
+      break;
+    default:
+      break;
     }
   }
 
@@ -378,9 +448,8 @@ private:
     }
     if (const Slot *a = tree_.slot(n, "among")) {
       std::vector<std::string_view> tags;
-      eachItem(n, *a, [&](uint32_t b, uint32_t e) {
-        tags.push_back(tree_.span(node(n).file, b, e));
-      });
+      eachItem(n, *a,
+               [&](uint32_t b, uint32_t e) { tags.push_back(tree_.span(node(n).file, b, e)); });
       if (tags.size() < 2)
         reportSlot(DiagKind::PropAmongOne, n, *a);
       if (dflt) {
@@ -543,8 +612,8 @@ private:
       return;
     }
     Group g = groupOf(n);
-    NodeId phase = findLine(
-        g, {FormKind::AbilityWindup, FormKind::AbilityChannel, FormKind::AbilityCharge});
+    NodeId phase =
+        findLine(g, {FormKind::AbilityWindup, FormKind::AbilityChannel, FormKind::AbilityCharge});
     if (phase != kNone)
       report(DiagKind::OffCastHoldsSlot, node(n).file, node(n).begin, node(n).end,
              phaseWord(node(phase).kind));
@@ -597,7 +666,8 @@ private:
       case FormKind::PhaseTakes:
       case FormKind::PhasePierces:
       case FormKind::PhaseBounces:
-      case FormKind::PhaseLands: break;
+      case FormKind::PhaseLands:
+        break;
       default:
         reportLine(DiagKind::ChargeOnlyBrokenBy, c, text(node(c).file, node(c).begin));
       }
@@ -768,12 +838,552 @@ private:
         continue;
       const Expr &arg = tree_.exprs[tree_.exprArgs[e.firstArg + 1]];
       const Token &tok = tree_.token(arg.file, arg.begin);
-      bool ok = arg.kind == ExprKind::Number && tok.kind == TokenKind::Number &&
-                whole(tok.value) && tok.value >= Fixed::fromInt(1) &&
-                tok.value <= Fixed::fromInt(9);
+      bool ok = arg.kind == ExprKind::Number && tok.kind == TokenKind::Number && whole(tok.value) &&
+                tok.value >= Fixed::fromInt(1) && tok.value <= Fixed::fromInt(9);
       if (!ok)
         report(DiagKind::PowerWrittenHere, arg.file, arg.begin, arg.end, name,
                tree_.span(arg.file, arg.begin, arg.end));
+    }
+  }
+
+  // ---- formulas read: draws, names, fields -----------------------------------
+  using ExprFn = std::function<void(ExprId)>;
+  // Every formula of a line's own slots, the parts it is made of included, and
+  // every formula inside them, the parts a formula holds (a query, a held(...))
+  // included; not the lines under it.
+  void walkExpr(ExprId id, const ExprFn &fn) const {
+    if (id == kNone || id >= tree_.exprs.size())
+      return;
+    fn(id);
+    const Expr &e = tree_.exprs[id];
+    for (uint32_t i = 0; i < e.argCount; ++i)
+      walkExpr(tree_.exprArgs[e.firstArg + i], fn);
+    if (e.kind == ExprKind::Part && e.part != kNone)
+      walkNode(e.part, fn);
+  }
+  void walkNode(NodeId n, const ExprFn &fn) const {
+    const Node &nd = node(n);
+    for (uint32_t i = 0; i < nd.slotCount; ++i) {
+      const Slot &s = tree_.slots[nd.firstSlot + i];
+      if (s.kind == SlotKind::Formula || s.kind == SlotKind::Duration)
+        walkExpr(s.value, fn);
+      else if (s.kind == SlotKind::Part && s.value != kNone)
+        walkNode(s.value, fn);
+    }
+  }
+  // A line and every line under it.
+  void walkLines(NodeId n, const ExprFn &fn) const {
+    walkNode(n, fn);
+    for (NodeId c = node(n).firstChild; c != kNone; c = node(c).nextSibling)
+      walkLines(c, fn);
+  }
+  std::string_view exprText(ExprId id) const {
+    const Expr &e = tree_.exprs[id];
+    return tree_.span(e.file, e.begin, e.end);
+  }
+  // A call of a one-word function: chance, sum.
+  std::string_view callName(ExprId id) const {
+    const Expr &e = tree_.exprs[id];
+    if (e.kind != ExprKind::Call || e.nameEnd != e.begin + 1)
+      return {};
+    return text(e.file, e.begin);
+  }
+  // "a draw, journaled": chance(), roll(), draw()
+  bool isDraw(ExprId id) const {
+    std::string_view name = callName(id);
+    return name == "chance" || name == "roll" || name == "draw";
+  }
+  ExprId firstDraw(ExprId root) const {
+    ExprId found = kNone;
+    walkExpr(root, [&](ExprId id) {
+      if (found == kNone && isDraw(id))
+        found = id;
+    });
+    return found;
+  }
+  // A path's last name: `Resist` of holder.Resist.
+  std::string_view lastName(ExprId id) const {
+    const Expr &e = tree_.exprs[id];
+    return text(e.file, e.end - 1);
+  }
+  template <typename... Args> bool reportExpr(DiagKind kind, ExprId id, const Args &...args) {
+    const Expr &e = tree_.exprs[id];
+    return report(kind, e.file, e.begin, e.end, args...);
+  }
+  std::vector<NodeId> lineNodes() const {
+    std::vector<NodeId> out;
+    std::function<void(NodeId)> add = [&](NodeId n) {
+      for (; n != kNone; n = node(n).nextSibling) {
+        out.push_back(n);
+        add(node(n).firstChild);
+      }
+    };
+    for (NodeId first : tree_.fileFirstNode)
+      add(first);
+    return out;
+  }
+  std::string_view declaredTimeStat() const {
+    for (NodeId n = 0; n < tree_.nodes.size(); ++n)
+      if (node(n).kind == FormKind::Time)
+        if (const Slot *s = tree_.slot(n, "stat"))
+          return slotText(n, *s);
+    return {};
+  }
+
+  void checkReads() {
+    std::set<std::string_view> kept, drifting, maxima;
+    std::map<std::string_view, NodeId> stats;
+    for (NodeId n = 0; n < tree_.nodes.size(); ++n) {
+      const Node &nd = node(n);
+      if (nd.kind != FormKind::Stat && nd.kind != FormKind::Pool)
+        continue;
+      const Slot *name = tree_.slot(n, "name");
+      if (!name)
+        continue;
+      std::string_view nm = slotText(n, *name);
+      if (nd.kind == FormKind::Stat) {
+        stats.emplace(nm, n);
+      } else {
+        if (tree_.hasFlag(n, "kept"))
+          kept.insert(nm);
+        if (tree_.slot(n, "regen") || tree_.slot(n, "refill"))
+          drifting.insert(nm);
+        if (const Slot *mx = tree_.slot(n, "max"); mx && !literal(mx->value))
+          maxima.insert(slotText(n, *mx));
+      }
+    }
+    std::set<std::string_view> autos;
+    for (NodeId n = 0; n < tree_.nodes.size(); ++n) {
+      const Node &nd = node(n);
+      if (nd.kind != FormKind::EffectGrants && nd.kind != FormKind::ArchetypeGrants)
+        continue;
+      const Slot *abilities = tree_.slot(n, "abilities");
+      if (abilities && tree_.slot(n, "auto"))
+        eachItem(n, *abilities,
+                 [&](uint32_t b, uint32_t e) { autos.insert(tree_.span(nd.file, b, e)); });
+    }
+    std::string_view timeStat = declaredTimeStat();
+    std::map<std::pair<std::string_view, std::string_view>, const char *> categoryKinds;
+
+    for (NodeId n : lineNodes()) {
+      switch (node(n).kind) {
+      case FormKind::TableWhen:
+        checkTableWhen(n);
+        break;
+      case FormKind::AbilityWith:
+        checkWithReads(n);
+        break;
+      case FormKind::BeforePrevent:
+        checkPreventAmount(n);
+        break;
+      case FormKind::BeforeAbsorb:
+        checkAbsorbRead(n);
+        break;
+      case FormKind::AbilityFlies:
+        checkFlightClock(n, stats);
+        break;
+      case FormKind::EffectAura:
+        checkAuraLines(n, kept);
+        break;
+      case FormKind::BeforeAddDuration:
+        checkAddDurationCount(n);
+        break;
+      case FormKind::AbilityRequires:
+        checkAutoRequirement(n, autos, kept);
+        break;
+      case FormKind::EffectModifier:
+        checkClockModifier(n, timeStat);
+        checkCategoryKind(n, categoryKinds);
+        checkModifierReadsKept(n, kept);
+        break;
+      default:
+        break;
+      }
+    }
+    if (!timeStat.empty())
+      checkTimeStatReads(timeStat, drifting, maxima);
+    for (NodeId n = 0; n < tree_.nodes.size(); ++n)
+      if (node(n).kind == FormKind::Keys)
+        checkKeysDraw(n);
+    checkAggregates();
+  }
+
+  // table when: "read for each row ...; it can't draw"
+  void checkTableWhen(NodeId n) {
+    if (const Slot *w = tree_.slot(n, "when"))
+      if (ExprId d = firstDraw(w->value); d != kNone)
+        reportExpr(DiagKind::TableWhenDraws, d, callName(d));
+  }
+
+  // grants KEYS: "a key reads only, so it can't draw"
+  void checkKeysDraw(NodeId n) {
+    for (const char *label : {"highest", "lowest"})
+      for (const Slot *s : tree_.slotsNamed(n, label))
+        if (ExprId d = firstDraw(s->value); d != kNone)
+          reportExpr(DiagKind::SortKeyDraws, d, callName(d));
+  }
+
+  // sum, highest, lowest: "It is read once for each, can't draw, and holds no other
+  // aggregate over a query"
+  void checkAggregates() {
+    for (ExprId id = 0; id < tree_.exprs.size(); ++id) {
+      std::string_view name = callName(id);
+      if (name != "sum" && name != "highest" && name != "lowest")
+        continue;
+      const Expr &e = tree_.exprs[id];
+      if (e.argCount < 2)
+        continue;
+      ExprId f = tree_.exprArgs[e.firstArg + 1];
+      if (ExprId d = firstDraw(f); d != kNone)
+        reportExpr(DiagKind::AggregateDraws, d, name, callName(d));
+      walkExpr(f, [&](ExprId inner) {
+        std::string_view in = callName(inner);
+        if (in != "sum" && in != "highest" && in != "lowest" && in != "count")
+          return;
+        const Expr &ie = tree_.exprs[inner];
+        if (ie.argCount < 1)
+          return;
+        const Expr &arg = tree_.exprs[tree_.exprArgs[ie.firstArg]];
+        if (arg.kind == ExprKind::Part && arg.part != kNone &&
+            node(arg.part).kind == FormKind::TargetsQuery)
+          reportExpr(DiagKind::AggregateNested, inner, name, in);
+      });
+    }
+  }
+
+  // with: "so is one its requirements, costs, reach or phase's length read ...; it can't
+  // draw"
+  void checkWithReads(NodeId n) {
+    std::map<std::string, const Slot *> props;
+    std::map<std::string, NodeId> owners;
+    for (const Slot *a : tree_.slotsNamed(n, "assign")) {
+      if (a->value == kNone)
+        continue;
+      if (const Slot *v = tree_.slot(a->value, "value"))
+        if (ExprId d = firstDraw(v->value); d != kNone)
+          reportExpr(DiagKind::WithDraws, d, callName(d));
+      if (const Slot *name = tree_.slot(a->value, "name")) {
+        std::string key = "event.";
+        key += slotText(a->value, *name);
+        props[key] = name;
+        owners[key] = a->value;
+      }
+    }
+    if (props.empty())
+      return;
+    Group g = groupOf(n);
+    for (NodeId c : lines(g)) {
+      std::vector<std::pair<const char *, const char *>> reads;
+      switch (node(c).kind) {
+      case FormKind::AbilityRequires:
+        reads = {{"cond", "requirement"}};
+        break;
+      case FormKind::AbilityCost:
+        reads = {{"amount", "cost"}};
+        break;
+      case FormKind::AbilityTarget:
+        reads = {{"within", "reach"}};
+        break;
+      case FormKind::AbilityWindup:
+      case FormKind::AbilityChannel:
+      case FormKind::AbilityCharge:
+        reads = {{"time", "phase's length"}};
+        break;
+      case FormKind::AbilityFlies:
+        reads = {{"cap", "phase's length"}};
+        break;
+      default:
+        break;
+      }
+      for (auto [label, what] : reads)
+        if (const Slot *s = tree_.slot(c, label))
+          walkExpr(s->value, [&](ExprId id) {
+            if (tree_.exprs[id].kind != ExprKind::Path)
+              return;
+            auto it = props.find(std::string(exprText(id)));
+            if (it != props.end())
+              reportSlot(DiagKind::WithReadBeforeActivate, owners[it->first], *it->second,
+                         slotText(owners[it->first], *it->second), what);
+          });
+    }
+  }
+
+  // prevent: "as NAME keeps what it took for the steps below, where event.amount, which
+  // it leaves nothing, is refused"
+  void checkPreventAmount(NodeId n) {
+    const Slot *as = tree_.slot(n, "as");
+    if (!as)
+      return;
+    for (NodeId c = node(n).nextSibling; c != kNone; c = node(c).nextSibling)
+      walkLines(c, [&](ExprId id) {
+        if (tree_.exprs[id].kind == ExprKind::Path && exprText(id) == "event.amount")
+          reportExpr(DiagKind::PreventAmountRead, id, slotText(n, *as));
+      });
+  }
+
+  // absorb: "as NAME keeps what it took for the steps below, which must read it"
+  void checkAbsorbRead(NodeId n) {
+    const Slot *as = tree_.slot(n, "as");
+    if (!as)
+      return;
+    std::string_view name = slotText(n, *as);
+    bool read = false, steps = false;
+    for (NodeId c = node(n).nextSibling; c != kNone && !read; c = node(c).nextSibling) {
+      steps = steps || !isBeforeChange(node(c).kind);
+      walkLines(c, [&](ExprId id) {
+        const Expr &e = tree_.exprs[id];
+        if (e.kind == ExprKind::Path && text(e.file, e.begin) == name)
+          read = true;
+      });
+    }
+    // (read: with no step below, there is nothing it keeps the name for)
+    if (steps && !read)
+      reportSlot(DiagKind::AbsorbNameUnread, n, *as, name);
+  }
+  static bool isBeforeChange(FormKind k) {
+    switch (k) {
+    case FormKind::BeforePrevent:
+    case FormKind::BeforeConvert:
+    case FormKind::BeforeScale:
+    case FormKind::BeforeEvent:
+    case FormKind::BeforeAdd:
+    case FormKind::BeforeReduce:
+    case FormKind::BeforeAtLeast:
+    case FormKind::BeforeAtMost:
+    case FormKind::BeforeAbsorb:
+    case FormKind::BeforeRedirect:
+      return true;
+    default:
+      return false;
+    }
+  }
+
+  // flies: "and so is a clock STAT its archetype has no base for and the stat no default"
+  void checkFlightClock(NodeId n, const std::map<std::string_view, NodeId> &stats) {
+    const Slot *clock = tree_.slot(n, "clock");
+    const Slot *arch = tree_.slot(n, "archetype");
+    if (!clock || !arch)
+      return;
+    std::string_view stat = slotText(n, *clock);
+    auto st = stats.find(stat);
+    if (st == stats.end() || tree_.slot(st->second, "default"))
+      return;
+    Group g = group(ArchetypeDef, slotText(n, *arch));
+    if (g.open)
+      return;
+    for (NodeId c : lines(g))
+      if (node(c).kind == FormKind::ArchetypeBase)
+        if (const Slot *s = tree_.slot(c, "stat"); s && slotText(c, *s) == stat)
+          return;
+    reportSlot(DiagKind::FlightClockNoBase, n, *clock, stat, slotText(n, *arch));
+  }
+
+  // aura: "one the pool's bounds keep it from passing (< 0 on a pool whose least is 0) is
+  // refused ... two constant lines some reading holds both of ... are refused";
+  // stat kept: "nothing may wait on it: no ... band ... reading it"
+  void checkAuraLines(NodeId n, const std::set<std::string_view> &kept) {
+    struct Line {
+      const Slot *pool, *cmp, *line;
+    };
+    Line first{tree_.slot(n, "pool"), tree_.slot(n, "cmp"), tree_.slot(n, "line")};
+    Line until{tree_.slot(n, "untilPool"), tree_.slot(n, "untilCmp"), tree_.slot(n, "untilLine")};
+    if (!first.pool || !first.cmp || !first.line)
+      return;
+    auto cmpOf = [&](const Line &l) { return slotText(n, *l.cmp); };
+    auto holds = [](std::string_view cmp, int64_t x, int64_t c) {
+      if (cmp == "<")
+        return x < c;
+      if (cmp == "<=")
+        return x <= c;
+      if (cmp == ">")
+        return x > c;
+      if (cmp == ">=")
+        return x >= c;
+      if (cmp == "=" || cmp == "==")
+        return x == c;
+      return x != c;
+    };
+    for (const Line &l : {first, until}) {
+      if (!l.pool || !l.cmp || !l.line)
+        continue;
+      std::string_view pool = slotText(n, *l.pool);
+      if (kept.count(pool))
+        reportSlot(DiagKind::KeptWaitedOn, n, *l.pool, pool, "band");
+      std::optional<Fixed> c = literal(l.line->value);
+      if (!c)
+        continue;
+      // The pool's bounds, where they are numbers written.
+      std::optional<Fixed> least = Fixed{0}, most;
+      for (NodeId p = 0; p < tree_.nodes.size(); ++p) {
+        if (node(p).kind != FormKind::Pool)
+          continue;
+        const Slot *name = tree_.slot(p, "name");
+        if (!name || slotText(p, *name) != pool)
+          continue;
+        if (const Slot *mn = tree_.slot(p, "min"))
+          least = literal(mn->value);
+        if (const Slot *mx = tree_.slot(p, "max"))
+          most = literal(mx->value);
+      }
+      std::string_view cmp = cmpOf(l);
+      bool never = (least && (cmp == "<" || cmp == "<=" || cmp == "=" || cmp == "==") &&
+                    !holds(cmp, least->raw, c->raw) && c->raw <= least->raw) ||
+                   (most && (cmp == ">" || cmp == ">=" || cmp == "=" || cmp == "==") &&
+                    !holds(cmp, most->raw, c->raw) && c->raw >= most->raw);
+      if (never)
+        report(DiagKind::AuraLineNeverCrossed, node(n).file, l.cmp->begin, l.line->end, pool, cmp,
+               slotText(n, *l.line));
+    }
+    if (!until.pool || !until.cmp || !until.line ||
+        slotText(n, *first.pool) != slotText(n, *until.pool))
+      return;
+    std::optional<Fixed> a = literal(first.line->value), b = literal(until.line->value);
+    if (!a || !b)
+      return;
+    std::string_view ca = cmpOf(first), cb = cmpOf(until);
+    bool both = false;
+    for (int64_t base : {a->raw, b->raw})
+      for (int64_t d : {-1, 0, 1})
+        both = both || (holds(ca, base + d, a->raw) && holds(cb, base + d, b->raw));
+    for (int64_t far : {INT64_MIN / 2, INT64_MAX / 2})
+      both = both || (holds(ca, far, a->raw) && holds(cb, far, b->raw));
+    if (both)
+      report(DiagKind::AuraLinesOverlap, node(n).file, until.cmp->begin, until.line->end,
+             tree_.span(node(n).file, first.cmp->begin, first.line->end),
+             tree_.span(node(n).file, until.cmp->begin, until.line->end));
+  }
+
+  // add duration: "adds to what an Apply will install in that unit ..., a count a whole
+  // number"
+  void checkAddDurationCount(NodeId n) {
+    for (const char *label : {"turns", "count"})
+      if (const Slot *s = tree_.slot(n, label))
+        if (auto v = literal(s->value); v && !whole(*v))
+          reportSlot(DiagKind::AddDurationCountWhole, n, *s, slotText(n, *s));
+  }
+
+  // active(): "An auto's requirement may not read it"; remaining(), elapsed(): "Read
+  // where active is, and refused where it is"; stat kept: "nothing may wait on it: no
+  // ... auto ... reading it"
+  void checkAutoRequirement(NodeId n, const std::set<std::string_view> &autos,
+                            const std::set<std::string_view> &kept) {
+    const Slot *cond = tree_.slot(n, "cond");
+    if (!cond || autos.empty())
+      return;
+    // The abilities this line's definition is, by its own name and extends.
+    std::string_view name;
+    for (NodeId p = node(n).parent; p != kNone && name.empty(); p = node(p).parent) {
+      if (node(p).kind == FormKind::Ability) {
+        if (const Slot *s = tree_.slot(p, "name"))
+          name = slotText(p, *s);
+      } else if (node(p).kind == FormKind::Extend || node(p).kind == FormKind::Replace) {
+        const Slot *k = tree_.slot(p, "kind");
+        const Slot *t = tree_.slot(p, "target");
+        if (k && t && slotText(p, *k) == "ability")
+          name = slotText(p, *t);
+      }
+    }
+    std::string_view granted;
+    for (std::string_view a : autos) {
+      if (a == name) {
+        granted = a;
+        break;
+      }
+      for (NodeId b : group(AbilityDef, a).bodies)
+        if (b == node(n).parent)
+          granted = a;
+      if (!granted.empty())
+        break;
+    }
+    if (granted.empty())
+      return;
+    walkExpr(cond->value, [&](ExprId id) {
+      std::string_view fn = callName(id);
+      if (fn == "active" || fn == "remaining" || fn == "elapsed")
+        reportExpr(DiagKind::AutoRequirementReadsActive, id, fn, granted);
+      const Expr &e = tree_.exprs[id];
+      if (e.kind == ExprKind::Path && kept.count(lastName(id)))
+        reportExpr(DiagKind::KeptWaitedOn, id, lastName(id), "requirement of an auto");
+    });
+  }
+
+  // clock: "an effect whose own modifiers move the rate of its clock says which it means"
+  void checkClockModifier(NodeId n, std::string_view timeStat) {
+    const Slot *stat = tree_.slot(n, "stat");
+    if (timeStat.empty() || !stat || slotText(n, *stat) != timeStat)
+      return;
+    Group g = groupOf(n);
+    if (g.open || findLine(g, {FormKind::EffectClock}) != kNone)
+      return;
+    reportSlot(DiagKind::ClockUnsaid, n, *stat, timeStat);
+  }
+
+  // categories: "its terms are of one kind, an add, a percent or a factor"
+  // (read of the terms on one stat: only those are weighed against each other)
+  void
+  checkCategoryKind(NodeId n,
+                    std::map<std::pair<std::string_view, std::string_view>, const char *> &seen) {
+    const Slot *cat = tree_.slot(n, "category");
+    const Slot *stat = tree_.slot(n, "stat");
+    const Slot *op = tree_.slot(n, "op");
+    const Slot *amount = tree_.slot(n, "amount");
+    if (!cat || !stat || !op || !amount || amount->value == kNone)
+      return;
+    std::string_view o = slotText(n, *op);
+    const char *kind = nullptr;
+    if (o == "x") {
+      kind = "a factor";
+    } else if (o == "+" || o == "-") {
+      // "+ N% ... (a percent, or a percent times a formula)"; "+ F * N%" adds a share
+      ExprId lead = amount->value;
+      while (tree_.exprs[lead].kind == ExprKind::Binary && tree_.exprs[lead].argCount > 0)
+        lead = tree_.exprArgs[tree_.exprs[lead].firstArg];
+      const Expr &le = tree_.exprs[lead];
+      bool percent =
+          le.kind == ExprKind::Number && tree_.token(le.file, le.begin).kind == TokenKind::Percent;
+      kind = percent ? "a percent" : "an add";
+    } else {
+      return;
+    }
+    std::string_view name = slotText(n, *cat);
+    auto [it, fresh] = seen.emplace(std::pair{name, slotText(n, *stat)}, kind);
+    if (!fresh && std::string_view(it->second) != kind)
+      reportLine(DiagKind::CategoryTermsOneKind, n, name, slotText(n, *stat), kind, it->second);
+  }
+
+  // stat kept: "nothing may wait on it: no drift, band, auto or modifier reading it"
+  void checkModifierReadsKept(NodeId n, const std::set<std::string_view> &kept) {
+    if (kept.empty())
+      return;
+    walkNode(n, [&](ExprId id) {
+      if (tree_.exprs[id].kind == ExprKind::Path && kept.count(lastName(id)))
+        reportExpr(DiagKind::KeptWaitedOn, id, lastName(id), "modifier");
+    });
+  }
+
+  // time: "the stat reads what a pool's bound reads ..., but no pool's maximum, no pool
+  // that drifts and no time"
+  void checkTimeStatReads(std::string_view timeStat, const std::set<std::string_view> &drifting,
+                          const std::set<std::string_view> &maxima) {
+    for (NodeId n : lineNodes()) {
+      FormKind k = node(n).kind;
+      if (k != FormKind::ArchetypeBase && k != FormKind::EffectModifier)
+        continue;
+      const Slot *stat = tree_.slot(n, "stat");
+      const Slot *value = tree_.slot(n, k == FormKind::ArchetypeBase ? "value" : "amount");
+      if (!stat || !value || slotText(n, *stat) != timeStat)
+        continue;
+      walkExpr(value->value, [&](ExprId id) {
+        if (tree_.exprs[id].kind != ExprKind::Path)
+          return;
+        std::string_view name = lastName(id);
+        const char *what = name == timeStat       ? "time"
+                           : drifting.count(name) ? "a pool that drifts"
+                           : maxima.count(name)   ? "a pool's maximum"
+                                                  : nullptr;
+        if (what)
+          reportExpr(DiagKind::TimeStatReads, id, timeStat, name, what);
+      });
     }
   }
 

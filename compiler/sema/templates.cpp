@@ -179,8 +179,8 @@ NodeId writeOutTemplate(SyntaxTree &tree, SourceManager &sources, DiagnosticEngi
   std::string text;
   if (!Writer(tree, diags, use).run(text))
     return kNone;
-  FileId id = sources.addWritten("(" + use.templateName + ", written out)", std::move(text),
-                                 use.origin);
+  FileId id =
+      sources.addWritten("(" + use.templateName + ", written out)", std::move(text), use.origin);
   tree.files.push_back(lex(sources, id, FileRole::Catalog, diags));
   tree.roles.push_back(FileRole::Catalog);
   tree.packages.push_back(use.package);

@@ -84,7 +84,7 @@ inline constexpr std::string_view kBuiltinTags[] = {"Damage",        "Heal",
                                                     "End.Removed",   "End.Broken",
                                                     "End.Spent",     "End.Replaced",
                                                     "End.Withdrawn", "End.Gone",
-                                                    "End.Answered"};
+                                                    "End.Answered",  "Fallen"};
 
 template <size_t N> bool among(const std::string_view (&list)[N], std::string_view word) {
   for (std::string_view w : list)

@@ -70,6 +70,7 @@ private:
     bool flight = false;      // an ability that flies: projectile
     bool beat = false;        // a channel's every and broken by: self.beats
     bool listTargets = false; // an ability whose target clause takes a list: targets
+    bool byTypeBare = false;  // a scale or a convert: a stat by type read bare
 
     bool has(std::string_view name) const {
       for (const std::string &l : locals)
@@ -127,6 +128,7 @@ private:
   static bool isDefinition(FormKind kind);
   void placeRoots(NodeId n, Scope &scope) const;
   void checkDurationChangePlace(NodeId n);
+  void checkStatByTypeBare(uint32_t file, uint32_t begin, uint32_t end, const Scope &scope);
   void resolveTree(NodeId n, Scope scope);
   SyntaxTree &tree_;
   SourceManager &sources_;

@@ -174,6 +174,7 @@ void Checker::resolveExpr(ExprId id, const Scope &scope) {
     }
     resolveHead(e.file, e.begin, e.end, scope);
     resolveSelfMember(e.file, e.begin, e.end, scope);
+    checkStatByTypeBare(e.file, e.begin, e.end, scope);
     return;
   case ExprKind::Call: {
     resolveCall(e, scope);
@@ -316,13 +317,17 @@ Checker::Scope Checker::definitionScope(NodeId n, Scope scope) {
   if (table) {
     // A row's columns and the draw's arguments by name, and `for`, the drawer.
     scope.locals.emplace_back("for");
-    if (const Slot *args = tree_.slot(n, "args"))
-      eachListItem(*args, node.file, false,
-                   [&](uint32_t b, uint32_t) { scope.locals.emplace_back(text(node.file, b)); });
     std::vector<NodeId> parts{n};
     if (node.kind != FormKind::Table)
       if (const Decl *decl = decls_.find(Namespace::Shared, slotText(n, "target")))
         parts = decl->parts;
+    // The draw's arguments, as the table or its replacement says them.
+    for (NodeId part : parts)
+      if (const Slot *args = tree_.slot(part, "args")) {
+        uint32_t file = tree_.nodes[part].file;
+        eachListItem(*args, file, false,
+                     [&](uint32_t b, uint32_t) { scope.locals.emplace_back(text(file, b)); });
+      }
     for (NodeId part : parts)
       for (NodeId row = tree_.nodes[part].firstChild; row != kNone;
            row = tree_.nodes[row].nextSibling)
@@ -392,6 +397,10 @@ void Checker::placeRoots(NodeId n, Scope &scope) const {
     scope.beat = phase != kNone && tree_.nodes[phase].kind == FormKind::AbilityChannel;
     break;
   }
+  case FormKind::BeforeScale:
+  case FormKind::BeforeConvert:
+    scope.byTypeBare = true;
+    break;
   case FormKind::TableRow:
   case FormKind::TableWhen:
     scope.it = true;
@@ -403,6 +412,24 @@ void Checker::placeRoots(NodeId n, Scope &scope) const {
 }
 
 // A duration change with no `on HANDLE` changes the Apply in flight: a
+// "read bare in a scale or a convert, the member for the portion it acts on,
+// and anywhere else refused": a path ending in a stat by type, no member.
+void Checker::checkStatByTypeBare(uint32_t file, uint32_t begin, uint32_t end,
+                                  const Scope &scope) {
+  if (scope.byTypeBare || scope.has(text(file, begin)))
+    return;
+  uint32_t last = end - 1;
+  const Decl *stat = decls_.find(Namespace::Value, text(file, last));
+  if (!stat || stat->kind != RefKind::Stat || stat->node == kNone ||
+      !tree_.hasFlag(stat->node, "by type"))
+    return;
+  // `Resist.Fire` names a member; `holder.Resist` and `Resist` read it bare.
+  if (last >= begin + 2 && decls_.find(Namespace::Value, text(file, last - 2)) == stat)
+    return;
+  diags_.report(DiagKind::StatByTypeBare, tree_.loc(file, last), length(file, last),
+                text(file, last));
+}
+
 // before rule's; with one it changes a held instance "anywhere".
 void Checker::checkDurationChangePlace(NodeId n) {
   const Node &node = tree_.nodes[n];

@@ -375,6 +375,7 @@ private:
       break;
     case FormKind::PhasePushedBack:
       checkPushedBack(n);
+      checkAreaEventHeard(n);
       break;
     case FormKind::PhaseEvery:
       checkPhaseEvery(n);
@@ -416,6 +417,21 @@ private:
     case FormKind::Filter:
       checkFilterWords(n);
       break;
+    case FormKind::TableWhen:
+      checkExtendTableWhen(n);
+      break;
+    case FormKind::EffectBefore:
+    case FormKind::EffectEndsOn:
+    case FormKind::EffectEach:
+    case FormKind::PhaseBrokenBy:
+      checkAreaEventHeard(n);
+      break;
+    case FormKind::EffectAnswers:
+      checkAnswersStack(n);
+      break;
+    case FormKind::AbilityFlies:
+      checkFlightTarget(n);
+      break;
     case FormKind::EffectLasts:
     case FormKind::StepApply:
     case FormKind::PlayApply:
@@ -425,6 +441,58 @@ private:
       break;
     default:
       break;
+    }
+  }
+
+  // extend table: "a table's when stays its writer's"
+  void checkExtendTableWhen(NodeId n) {
+    NodeId parent = node(n).parent;
+    if (parent == kNone || node(parent).kind != FormKind::Extend)
+      return;
+    report(DiagKind::ExtendTableWhen, node(n).file, node(n).begin, node(n).begin + 1);
+  }
+
+  // Enter, Leave and Cross: "each heard by an after rule naming it alone"
+  void checkAreaEventHeard(NodeId n) {
+    const Slot *filter = tree_.slot(n, "filter");
+    if (!filter)
+      return;
+    const Slot *event = tree_.slot(filter->value, "event");
+    if (!event)
+      return;
+    std::string_view name = slotText(filter->value, *event);
+    if (name == "Enter" || name == "Leave" || name == "Cross")
+      reportSlot(DiagKind::AreaEventHeardByAfter, filter->value, *event, name);
+  }
+
+  // answers: "stacks separate unless it says ignore or replace"
+  void checkAnswersStack(NodeId n) {
+    NodeId def = node(n).parent;
+    if (def == kNone)
+      return;
+    for (NodeId c = node(def).firstChild; c != kNone; c = node(c).nextSibling) {
+      if (node(c).kind != FormKind::EffectStack)
+        continue;
+      const Slot *mode = tree_.slot(c, "mode");
+      std::string_view m = mode ? slotText(c, *mode) : "";
+      if (m != "separate" && m != "ignore" && m != "replace")
+        reportSlot(DiagKind::AnswersStack, c, *mode, m);
+    }
+  }
+
+  // flies: "Its target clause is target one, what it may hit, … or target
+  // point or target direction"
+  void checkFlightTarget(NodeId n) {
+    NodeId def = node(n).parent;
+    if (def == kNone)
+      return;
+    for (NodeId c = node(def).firstChild; c != kNone; c = node(c).nextSibling) {
+      if (node(c).kind != FormKind::AbilityTarget)
+        continue;
+      const Slot *which = tree_.slot(c, "which");
+      std::string_view w = which ? slotText(c, *which) : "";
+      if (w != "one" && w != "point" && w != "direction")
+        report(DiagKind::FlightTargetClause, node(c).file, node(c).begin, node(c).end);
     }
   }
 

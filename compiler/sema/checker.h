@@ -128,6 +128,8 @@ private:
   static bool isDefinition(FormKind kind);
   void placeRoots(NodeId n, Scope &scope) const;
   void checkDurationChangePlace(NodeId n);
+  bool isActorMember(std::string_view member) const;
+  void checkMembers(uint32_t file, uint32_t begin, uint32_t end, const Scope &scope);
   void checkStatByTypeBare(uint32_t file, uint32_t begin, uint32_t end, const Scope &scope);
   void resolveTree(NodeId n, Scope scope);
   SyntaxTree &tree_;

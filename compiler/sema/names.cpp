@@ -175,6 +175,7 @@ void Checker::resolveExpr(ExprId id, const Scope &scope) {
     resolveHead(e.file, e.begin, e.end, scope);
     resolveSelfMember(e.file, e.begin, e.end, scope);
     checkStatByTypeBare(e.file, e.begin, e.end, scope);
+    checkMembers(e.file, e.begin, e.end, scope);
     return;
   case ExprKind::Call: {
     resolveCall(e, scope);
@@ -232,6 +233,7 @@ void Checker::resolveSlots(NodeId n, const Scope &scope) {
             node.kind == FormKind::ExpectCoverage)) {
         resolveHead(node.file, slot.begin, slot.end, scope);
         resolveSelfMember(node.file, slot.begin, slot.end, scope);
+        checkMembers(node.file, slot.begin, slot.end, scope);
       }
       break;
     case SlotKind::Formula:
@@ -412,6 +414,56 @@ void Checker::placeRoots(NodeId n, Scope &scope) const {
 }
 
 // A duration change with no `on HANDLE` changes the Apply in flight: a
+// What an actor's dotted name reads past it: a link (another actor, read
+// on), a value, a member of a stat by type, a pile, or `next`; and the fields
+// an event carries. Checked where the name is surely an actor or an event.
+bool Checker::isActorMember(std::string_view member) const {
+  const Decl *shared = decls_.find(Namespace::Shared, member);
+  return member == "next" || decls_.find(Namespace::Value, member) ||
+         (shared && (shared->kind == RefKind::Link || shared->kind == RefKind::Pile));
+}
+
+void Checker::checkMembers(uint32_t file, uint32_t begin, uint32_t end, const Scope &scope) {
+  if (scope.inPlay || end < begin + 3 || scope.has(text(file, begin)))
+    return;
+  std::string_view first = text(file, begin);
+  uint32_t t = begin + 2;
+  if (first == "event") {
+    constexpr std::string_view kFields[] = {"sent",   "amount",  "landed", "overflow",
+                                            "before", "after",   "subject", "source",
+                                            "credit", "target",  "targets", "ability",
+                                            "grant",  "charged"};
+    std::string_view field = text(file, t);
+    const Decl *prop = decls_.find(Namespace::Shared, field);
+    if (!among(kFields, field) && !(prop && prop->kind == RefKind::Prop)) {
+      diags_.report(DiagKind::UnknownEventField, tree_.loc(file, t), length(file, t), field);
+      return;
+    }
+    if (field != "subject" && field != "source" && field != "credit" && field != "target")
+      return; // the rest are numbers, lists, an ability or a grant's vars
+    t += 2;
+  } else {
+    const Decl *shared = decls_.find(Namespace::Shared, first);
+    bool actor = first == "holder" || first == "source" || first == "credit" ||
+                 first == "target" || first == "projectile" ||
+                 (shared && shared->kind == RefKind::Link);
+    if (!actor)
+      return;
+  }
+  // Walk the actor's members: links lead on, a value or a pile ends it (a
+  // stat by type may name its member).
+  for (; t < end; t += 2) {
+    std::string_view member = text(file, t);
+    if (!isActorMember(member)) {
+      diags_.report(DiagKind::UnknownActorMember, tree_.loc(file, t), length(file, t), member);
+      return;
+    }
+    const Decl *shared = decls_.find(Namespace::Shared, member);
+    if (member != "next" && !(shared && shared->kind == RefKind::Link))
+      return;
+  }
+}
+
 // "read bare in a scale or a convert, the member for the portion it acts on,
 // and anywhere else refused": a path ending in a stat by type, no member.
 void Checker::checkStatByTypeBare(uint32_t file, uint32_t begin, uint32_t end,

@@ -71,6 +71,7 @@ private:
     bool beat = false;        // a channel's every and broken by: self.beats
     bool listTargets = false; // an ability whose target clause takes a list: targets
     bool byTypeBare = false;  // a scale or a convert: a stat by type read bare
+    bool aimIsDirection = false; // an ability aimed at a direction: its target is no place
 
     bool has(std::string_view name) const {
       for (const std::string &l : locals)
@@ -128,6 +129,7 @@ private:
   static bool isDefinition(FormKind kind);
   void placeRoots(NodeId n, Scope &scope) const;
   void checkDurationChangePlace(NodeId n);
+  void checkPlace(uint32_t file, uint32_t begin, uint32_t end, const Scope &scope);
   bool isActorMember(std::string_view member) const;
   void checkMembers(uint32_t file, uint32_t begin, uint32_t end, const Scope &scope);
   void checkStatByTypeBare(uint32_t file, uint32_t begin, uint32_t end, const Scope &scope);

@@ -139,6 +139,12 @@ void Checker::resolveSelfMember(uint32_t file, uint32_t begin, uint32_t end, con
 
 void Checker::resolveCall(const Expr &e, const Scope &scope) {
   std::string name(tree_.span(e.file, e.begin, e.nameEnd));
+  // distance(PLACE, PLACE) and fact(FACT, ACTOR, PLACE) read places.
+  for (uint32_t i = 0; i < e.argCount; ++i) {
+    const Expr &arg = tree_.exprs[tree_.exprArgs[e.firstArg + i]];
+    if (arg.kind == ExprKind::Path && (name == "distance" || (name == "fact" && i == 2)))
+      checkPlace(arg.file, arg.begin, arg.end, scope);
+  }
   Loc loc = tree_.loc(e.file, e.begin);
   auto len = static_cast<uint32_t>(name.size());
   for (const BuiltinFunction &f : kFunctions) {
@@ -234,6 +240,10 @@ void Checker::resolveSlots(NodeId n, const Scope &scope) {
         resolveHead(node.file, slot.begin, slot.end, scope);
         resolveSelfMember(node.file, slot.begin, slot.end, scope);
         checkMembers(node.file, slot.begin, slot.end, scope);
+        std::string_view label = labelText(slot.label);
+        if ((node.kind == FormKind::StepCreate && label == "at") ||
+            (node.kind == FormKind::TargetsQuery && label == "of"))
+          checkPlace(node.file, slot.begin, slot.end, scope);
       }
       break;
     case SlotKind::Formula:
@@ -313,6 +323,9 @@ Checker::Scope Checker::definitionScope(NodeId n, Scope scope) {
         scope.flight = scope.flight || k == FormKind::AbilityFlies;
         scope.listTargets =
             scope.listTargets || (k == FormKind::AbilityTarget && tree_.slot(c, "count"));
+        if (k == FormKind::AbilityTarget)
+          if (const Slot *which = tree_.slot(c, "which"))
+            scope.aimIsDirection = text(tree_.nodes[c].file, which->begin) == "direction";
       }
   }
   bool table = node.kind == FormKind::Table || kind == "table";
@@ -414,6 +427,14 @@ void Checker::placeRoots(NodeId n, Scope &scope) const {
 }
 
 // A duration change with no `on HANDLE` changes the Apply in flight: a
+// "A direction is no place, and stands only after toward": in an ability
+// aimed at a direction, `target` read where a place is.
+void Checker::checkPlace(uint32_t file, uint32_t begin, uint32_t end, const Scope &scope) {
+  if (!scope.aimIsDirection || end != begin + 1 || text(file, begin) != "target")
+    return;
+  diags_.report(DiagKind::DirectionIsNoPlace, tree_.loc(file, begin), length(file, begin));
+}
+
 // What an actor's dotted name reads past it: a link (another actor, read
 // on), a value, a member of a stat by type, a pile, or `next`; and the fields
 // an event carries. Checked where the name is surely an actor or an event.

@@ -420,6 +420,9 @@ private:
     case FormKind::TableWhen:
       checkExtendTableWhen(n);
       break;
+    case FormKind::Tags:
+      checkMakersTagCarried(n);
+      break;
     case FormKind::EffectBefore:
     case FormKind::EffectEndsOn:
     case FormKind::EffectEach:
@@ -442,6 +445,30 @@ private:
     default:
       break;
     }
+  }
+
+  // tags carried: "a maker's tag can't be": the tags an archetype gives its
+  // actors, which a Make carries.
+  void checkMakersTagCarried(NodeId n) {
+    const Slot *tags = tree_.slot(n, "tags");
+    if (!tags || !tree_.hasFlag(n, "carried"))
+      return;
+    eachItem(n, *tags, [&](uint32_t b, uint32_t e) {
+      std::string_view tag = tree_.span(node(n).file, b, e);
+      for (NodeId a = 0; a < tree_.nodes.size(); ++a) {
+        if (node(a).kind != FormKind::ArchetypeTags)
+          continue;
+        const Slot *given = tree_.slot(a, "tags");
+        bool found = false;
+        eachItem(a, *given, [&](uint32_t gb, uint32_t ge) {
+          found = found || tree_.span(node(a).file, gb, ge) == tag;
+        });
+        if (found) {
+          report(DiagKind::MakersTagCarried, node(n).file, b, e, tag);
+          return;
+        }
+      }
+    });
   }
 
   // extend table: "a table's when stays its writer's"
@@ -1001,6 +1028,7 @@ private:
   void checkReads() {
     std::set<std::string_view> kept, drifting, maxima;
     std::map<std::string_view, NodeId> stats;
+    std::map<std::string_view, std::string_view> regenStats; // stat -> a pool drifting at it
     for (NodeId n = 0; n < tree_.nodes.size(); ++n) {
       const Node &nd = node(n);
       if (nd.kind != FormKind::Stat && nd.kind != FormKind::Pool)
@@ -1016,6 +1044,10 @@ private:
           kept.insert(nm);
         if (tree_.slot(n, "regen") || tree_.slot(n, "refill"))
           drifting.insert(nm);
+        if (const Slot *regen = tree_.slot(n, "regen"))
+          regenStats.emplace(slotText(n, *regen), nm);
+        if (tree_.hasFlag(n, "kept") && (tree_.slot(n, "regen") || tree_.slot(n, "refill")))
+          report(DiagKind::KeptDrifts, nd.file, name->begin, name->end, nm);
         if (const Slot *mx = tree_.slot(n, "max"); mx && !literal(mx->value))
           maxima.insert(slotText(n, *mx));
       }
@@ -1063,6 +1095,10 @@ private:
         checkClockModifier(n, timeStat);
         checkCategoryKind(n, categoryKinds);
         checkModifierReadsKept(n, kept);
+        checkDriftReadsKept(n, regenStats, kept);
+        break;
+      case FormKind::ArchetypeBase:
+        checkDriftReadsKept(n, regenStats, kept);
         break;
       default:
         break;
@@ -1420,6 +1456,19 @@ private:
   }
 
   // stat kept: "nothing may wait on it: no drift, band, auto or modifier reading it"
+  // kept: "no drift … reading it": a pool's regen stat made (by a base or a
+  // modifier) from a kept pool.
+  void checkDriftReadsKept(NodeId n, const std::map<std::string_view, std::string_view> &regenStats,
+                           const std::set<std::string_view> &kept) {
+    const Slot *stat = tree_.slot(n, "stat");
+    if (kept.empty() || !stat || !regenStats.count(slotText(n, *stat)))
+      return;
+    walkNode(n, [&](ExprId id) {
+      if (tree_.exprs[id].kind == ExprKind::Path && kept.count(lastName(id)))
+        reportExpr(DiagKind::KeptWaitedOn, id, lastName(id), "drift");
+    });
+  }
+
   void checkModifierReadsKept(NodeId n, const std::set<std::string_view> &kept) {
     if (kept.empty())
       return;

@@ -71,6 +71,7 @@ private:
     bool beat = false;        // a channel's every and broken by: self.beats
     bool listTargets = false; // an ability whose target clause takes a list: targets
     bool byTypeBare = false;  // a scale or a convert: a stat by type read bare
+    bool inTemplate = false;  // a template's own lines: `...` joins a term
     bool aimIsDirection = false; // an ability aimed at a direction: its target is no place
 
     bool has(std::string_view name) const {

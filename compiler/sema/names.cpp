@@ -175,7 +175,8 @@ void Checker::resolveExpr(ExprId id, const Scope &scope) {
   switch (e.kind) {
   case ExprKind::Path:
     if (tree_.token(e.file, e.begin).kind == TokenKind::Ellipsis) {
-      diags_.report(DiagKind::ListJoinUnsupported, tree_.loc(e.file, e.begin), 3);
+      if (!scope.inTemplate)
+        diags_.report(DiagKind::EllipsisOutsideTemplate, tree_.loc(e.file, e.begin), 3);
       return;
     }
     resolveHead(e.file, e.begin, e.end, scope);
@@ -284,9 +285,22 @@ Checker::Scope Checker::definitionScope(NodeId n, Scope scope) {
   switch (node.kind) {
   case FormKind::Template:
   case FormKind::Replace:
+    scope.inTemplate = scope.inTemplate || node.kind == FormKind::Template ||
+                       slotText(n, "kind") == "template";
     for (const Slot *p : tree_.slotsNamed(n, "param"))
       if (const Slot *name = tree_.slot(p->value, "name"))
         scope.locals.emplace_back(text(node.file, name->begin));
+    break;
+  case FormKind::Extend:
+    // An extend of a template adds lines read as the template's are.
+    if (slotText(n, "kind") == "template") {
+      scope.inTemplate = true;
+      if (const Decl *decl = decls_.find(Namespace::Shared, slotText(n, "target")))
+        for (const Slot *p : tree_.slotsNamed(decl->parts.front(), "param"))
+          if (const Slot *name = tree_.slot(p->value, "name"))
+            scope.locals.emplace_back(
+                text(tree_.nodes[decl->parts.front()].file, name->begin));
+    }
     break;
   default:
     break;

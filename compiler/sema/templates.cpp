@@ -95,16 +95,17 @@ private:
 
     std::vector<bool> inSlot(node.end - node.begin, false);
     markSlotTokens(n, inSlot, node.begin);
-    // A line naming a list is written once for each of its values.
+    std::vector<Join> joins;
+    if (!findJoins(n, inSlot, joins))
+      return;
+    // A line naming a list outside a joined term is written once for each value.
     int list = -1;
     for (uint32_t t = node.begin; t < node.end; ++t) {
+      bool joined = false;
+      for (const Join &j : joins)
+        joined = joined || (t >= j.termBegin && t <= j.ellipsis);
       const Token &tok = tree_.token(node.file, t);
-      if (tok.kind == TokenKind::Ellipsis) {
-        diags_.report(DiagKind::ListJoinUnsupported, tree_.loc(node.file, t), 3);
-        ok_ = false;
-        return;
-      }
-      if (tok.kind == TokenKind::Name && inSlot[t - node.begin]) {
+      if (!joined && tok.kind == TokenKind::Name && inSlot[t - node.begin]) {
         int p = paramIndex(tree_.text(node.file, t));
         if (p >= 0 && params_[p].list)
           list = p;
@@ -113,7 +114,7 @@ private:
     size_t copies = list >= 0 ? values_[list].size() : 1;
     for (size_t copy = 0; copy < copies; ++copy) {
       out.append(indent, ' ');
-      writeTokens(n, inSlot, list, copy, out);
+      writeTokens(n, inSlot, joins, list, copy, out);
       out += '\n';
     }
     for (NodeId c = node.firstChild; c != kNone; c = tree_.nodes[c].nextSibling)
@@ -137,13 +138,77 @@ private:
     }
   }
 
-  void writeTokens(NodeId n, const std::vector<bool> &inSlot, int list, size_t copy,
-                   std::string &out) {
+  // "a term naming one before an operator and ... once for each, joined by
+  // it": the term runs back from the operator to the same operator, an open
+  // parenthesis, or the formula's start.
+  struct Join {
+    uint32_t termBegin, op, ellipsis;
+    int list;
+  };
+
+  void formulaRanges(NodeId n, std::vector<std::pair<uint32_t, uint32_t>> &ranges) const {
     const Node &node = tree_.nodes[n];
+    for (uint32_t i = 0; i < node.slotCount; ++i) {
+      const Slot &slot = tree_.slots[node.firstSlot + i];
+      if (slot.kind == SlotKind::Formula)
+        ranges.push_back({slot.begin, slot.end});
+      else if (slot.kind == SlotKind::Part)
+        formulaRanges(slot.value, ranges);
+    }
+  }
+
+  bool findJoins(NodeId n, const std::vector<bool> &inSlot, std::vector<Join> &joins) {
+    const Node &node = tree_.nodes[n];
+    std::vector<std::pair<uint32_t, uint32_t>> ranges;
+    formulaRanges(n, ranges);
+    for (uint32_t e = node.begin; e < node.end; ++e) {
+      if (tree_.token(node.file, e).kind != TokenKind::Ellipsis)
+        continue;
+      uint32_t start = node.begin;
+      for (const auto &[b, en] : ranges)
+        if (e >= b && e < en)
+          start = b;
+      uint32_t op = e - 1;
+      std::string_view opText = tree_.text(node.file, op);
+      int depth = 0;
+      uint32_t termBegin = start;
+      for (uint32_t t = op; t-- > start;) {
+        TokenKind kind = tree_.token(node.file, t).kind;
+        if (kind == TokenKind::RParen)
+          ++depth;
+        else if (kind == TokenKind::LParen && depth-- == 0) {
+          termBegin = t + 1;
+          break;
+        } else if (depth == 0 && tree_.text(node.file, t) == opText) {
+          termBegin = t + 1;
+          break;
+        }
+      }
+      int list = -1;
+      for (uint32_t t = termBegin; t < op; ++t)
+        if (tree_.token(node.file, t).kind == TokenKind::Name && inSlot[t - node.begin]) {
+          int p = paramIndex(tree_.text(node.file, t));
+          if (p >= 0 && params_[p].list)
+            list = p;
+        }
+      if (list < 0 || op <= termBegin) {
+        diags_.report(DiagKind::JoinNamesNoList, tree_.loc(node.file, e), 3, opText);
+        ok_ = false;
+        return false;
+      }
+      joins.push_back({termBegin, op, e, list});
+    }
+    return true;
+  }
+
+  // Tokens begin..end as written, each parameter read as its value (a list's
+  // as the value `copy` picks, where the line is written once for each).
+  void writeRange(const Node &node, uint32_t begin, uint32_t end, const std::vector<bool> &inSlot,
+                  int list, const std::string *listValue, std::string &out) const {
     std::string_view text = tree_.sources->file(tree_.files[node.file].file).text;
-    for (uint32_t t = node.begin; t < node.end; ++t) {
+    for (uint32_t t = begin; t < end; ++t) {
       const Token &tok = tree_.token(node.file, t);
-      if (t > node.begin) {
+      if (t > begin) {
         const Token &prev = tree_.token(node.file, t - 1);
         out += text.substr(prev.end, tok.begin - prev.end);
       }
@@ -151,8 +216,8 @@ private:
       int p = tok.kind == TokenKind::Name && inSlot[t - node.begin] ? paramIndex(word) : -1;
       if (p < 0) {
         out += word;
-      } else if (p == list) {
-        out += values_[p][copy];
+      } else if (p == list && listValue) {
+        out += *listValue;
       } else {
         std::string joined;
         for (const std::string &v : values_[p])
@@ -160,6 +225,33 @@ private:
         out += joined;
       }
     }
+  }
+
+  void writeTokens(NodeId n, const std::vector<bool> &inSlot, const std::vector<Join> &joins,
+                   int list, size_t copy, std::string &out) {
+    const Node &node = tree_.nodes[n];
+    std::string_view text = tree_.sources->file(tree_.files[node.file].file).text;
+    const std::string *value = list >= 0 ? &values_[list][copy] : nullptr;
+    uint32_t from = node.begin;
+    for (const Join &j : joins) {
+      writeRange(node, from, j.termBegin, inSlot, list, value, out);
+      if (j.termBegin > from) {
+        const Token &prev = tree_.token(node.file, j.termBegin - 1);
+        out += text.substr(prev.end, tree_.token(node.file, j.termBegin).begin - prev.end);
+      }
+      const std::vector<std::string> &items = values_[j.list];
+      for (size_t i = 0; i < items.size(); ++i) {
+        if (i > 0)
+          out += " " + std::string(tree_.text(node.file, j.op)) + " ";
+        writeRange(node, j.termBegin, j.op, inSlot, j.list, &items[i], out);
+      }
+      from = j.ellipsis + 1;
+      if (from < node.end) {
+        const Token &prev = tree_.token(node.file, j.ellipsis);
+        out += text.substr(prev.end, tree_.token(node.file, from).begin - prev.end);
+      }
+    }
+    writeRange(node, from, node.end, inSlot, list, value, out);
   }
 
   const SyntaxTree &tree_;

@@ -106,6 +106,9 @@ private:
   void checkArithmetic(ExprId id, const Scope &scope);
   static bool wantsNumber(std::string_view label);
   static bool wantsActor(FormKind form, std::string_view label);
+  static bool wantsInstance(FormKind form, std::string_view label);
+  static bool wantsAbility(FormKind form, std::string_view label);
+  void wantOneOf(ExprId id, ValueKind wanted, bool orEffect, const Scope &scope);
   void checkKinds(NodeId n, const Scope &scope);
 
   // ---- a play's expectations -------------------------------------------------

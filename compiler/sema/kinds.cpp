@@ -172,6 +172,9 @@ void Checker::checkArithmetic(ExprId id, const Scope &scope) {
   if (arithmetic)
     for (uint32_t i = 0; i < e.argCount; ++i)
       wantKind(tree_.exprArgs[e.firstArg + i], ValueKind::Number, scope);
+  // has(HANDLE): whether the instance a handle names is still held.
+  if (e.kind == ExprKind::Call && e.argCount == 1 && tree_.text(e.file, e.begin) == "has")
+    wantKind(tree_.exprArgs[e.firstArg], ValueKind::Instance, scope);
   if (e.kind != ExprKind::Part)
     for (uint32_t i = 0; i < e.argCount; ++i)
       checkArithmetic(tree_.exprArgs[e.firstArg + i], scope);
@@ -209,6 +212,31 @@ bool Checker::wantsActor(FormKind form, std::string_view label) {
   }
 }
 
+// The slots that name one held instance (a handle), and the abilities a step
+// names.
+bool Checker::wantsInstance(FormKind form, std::string_view label) {
+  return (form == FormKind::StepRemove && label == "what") ||
+         (form == FormKind::StepCopy && label == "handle") ||
+         ((form == FormKind::BeforeScaleDuration || form == FormKind::BeforeAddDuration ||
+           form == FormKind::BeforeAtMost) &&
+          label == "on");
+}
+bool Checker::wantsAbility(FormKind form, std::string_view label) {
+  return (form == FormKind::StepCast || form == FormKind::StepRemove) && label == "ability";
+}
+
+// A handle, or (for a remove) an effect by its name.
+void Checker::wantOneOf(ExprId id, ValueKind wanted, bool orEffect, const Scope &scope) {
+  ValueKind got = exprKind(id, scope);
+  if (got == ValueKind::Unknown || got == wanted)
+    return;
+  const Expr &e = tree_.exprs[id];
+  std::string written(tree_.span(e.file, e.begin, e.end));
+  diags_.report(DiagKind::KindMismatch, tree_.loc(e.file, e.begin),
+                static_cast<uint32_t>(written.size()), written, valueKindWithArticle(got),
+                orEffect ? "a held instance or an effect" : valueKindWithArticle(wanted));
+}
+
 void Checker::checkKinds(NodeId n, const Scope &scope) {
   const Node &node = tree_.nodes[n];
   // A let names what it is given, and a self var is set as its kind says.
@@ -225,6 +253,16 @@ void Checker::checkKinds(NodeId n, const Scope &scope) {
       checkArithmetic(slot.value, scope);
       if (!anyKind && wantsNumber(label))
         wantKind(slot.value, ValueKind::Number, scope);
+      if (wantsInstance(node.kind, label))
+        wantOneOf(slot.value, ValueKind::Instance, node.kind == FormKind::StepRemove, scope);
+    } else if (slot.kind == SlotKind::Path && wantsAbility(node.kind, label)) {
+      ValueKind got = pathKind(node.file, slot.begin, slot.end, scope);
+      if (got != ValueKind::Unknown && got != ValueKind::Ability) {
+        std::string written(tree_.span(node.file, slot.begin, slot.end));
+        diags_.report(DiagKind::KindMismatch, tree_.loc(node.file, slot.begin),
+                      static_cast<uint32_t>(written.size()), written, valueKindWithArticle(got),
+                      "an ability");
+      }
     } else if (slot.kind == SlotKind::Path && wantsActor(node.kind, label)) {
       ValueKind got = pathKind(node.file, slot.begin, slot.end, scope);
       if (got != ValueKind::Unknown && got != ValueKind::Actor) {

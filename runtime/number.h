@@ -1,0 +1,44 @@
+// The arithmetic of the language's numbers, shared by both engines and the
+// code they run: six-place decimals held as signed 64-bit counts of
+// millionths (architecture: "Numbers"). `+` and `-` are exact; `*`, `/`,
+// pow and root round at the millionth, half to even, through 128-bit
+// intermediates; a result past what a number holds, a division by zero and an
+// even root below zero give 0 and raise the fault flag. Plain functions on
+// plain integers, so generated code and a C host can call them.
+#pragma once
+
+#include <cstdint>
+
+namespace ledger::rt {
+
+inline constexpr int64_t kOne = 1'000'000; // 1, in millionths
+
+// Why an operation gave 0 instead of its value, or None.
+enum class NumberFault : uint8_t { None, Overflow, DivideByZero, EvenRootOfNegative, BadPower };
+
+int64_t add(int64_t a, int64_t b, NumberFault &fault);
+int64_t sub(int64_t a, int64_t b, NumberFault &fault);
+int64_t neg(int64_t a, NumberFault &fault);
+int64_t mul(int64_t a, int64_t b, NumberFault &fault);
+int64_t div(int64_t a, int64_t b, NumberFault &fault);
+
+// pow(F, N): N a whole number 1 to 9, by squaring, each product rounded.
+int64_t pow(int64_t a, int n, NumberFault &fault);
+// root(F, N): the largest six-place number whose N-th power doesn't pass F,
+// so an exact root is exact; N a whole number 1 to 9.
+int64_t root(int64_t a, int n, NumberFault &fault);
+
+// To a whole number: down, up, toward zero, and to the nearest (a half to
+// the even one: 2.5 is 2, 3.5 is 4).
+int64_t floorWhole(int64_t a);
+int64_t ceilWhole(int64_t a, NumberFault &fault);
+int64_t truncWhole(int64_t a);
+int64_t roundWhole(int64_t a, NumberFault &fault);
+int64_t abs(int64_t a, NumberFault &fault);
+
+inline int64_t min(int64_t a, int64_t b) { return a < b ? a : b; }
+inline int64_t max(int64_t a, int64_t b) { return a > b ? a : b; }
+// The first, kept between the second and the third.
+inline int64_t clamp(int64_t a, int64_t low, int64_t high) { return max(low, min(a, high)); }
+
+} // namespace ledger::rt

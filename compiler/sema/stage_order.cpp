@@ -164,10 +164,12 @@ void checkStageOrder(const SyntaxTree &tree, const Declarations &decls, Diagnost
     const Node &y = tree.nodes[b.node];
     return std::pair(x.file, x.begin) < std::pair(y.file, y.begin);
   });
-  for (size_t i = 0; i < rules.size(); ++i)
-    for (size_t j = i + 1; j < rules.size(); ++j) {
+  // Each rule is told against the first earlier one it clashes with, so a
+  // catalog of many unordered rules reads one error a rule.
+  for (size_t j = 1; j < rules.size(); ++j) {
+    const Rule &b = rules[j];
+    for (size_t i = 0; i < j; ++i) {
       const Rule &a = rules[i];
-      const Rule &b = rules[j];
       // One effect's rules run in the order it writes them.
       if (a.effect == b.effect || a.stage != b.stage || (a.ordered && b.ordered))
         continue;
@@ -178,7 +180,9 @@ void checkStageOrder(const SyntaxTree &tree, const Declarations &decls, Diagnost
       diags.report(DiagKind::StageOrderOpen, tree.loc(later.file, later.begin), 6, b.effect,
                    a.effect, a.stage.empty() ? std::string("no stage") : "stage " + a.stage);
       diags.note(DiagKind::OtherRuleHere, tree.loc(earlier.file, earlier.begin), 6, a.effect);
+      break;
     }
+  }
 }
 
 } // namespace ledger

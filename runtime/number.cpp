@@ -68,26 +68,18 @@ struct Wide {
   }
 };
 
-// Whether (x / 10^6)^n <= f / 10^6, exactly: x^n <= f * 10^(6(n-1)).
-bool powerWithin(uint64_t x, int n, uint64_t f) {
+// How (x / 10^6)^n stands to f / 10^6, exactly: x^n against f * 10^(6(n-1));
+// below zero, equal, above.
+int comparePower(uint64_t x, int n, uint64_t f) {
   Wide lhs = Wide::of(x);
   for (int i = 1; i < n; ++i)
     lhs.times(x);
   Wide rhs = Wide::of(f);
   for (int i = 1; i < n; ++i)
     rhs.times(static_cast<uint64_t>(kOne));
-  return lhs <= rhs;
-}
-
-// Whether x^n >= f * 10^(6(n-1)).
-bool powerReaches(uint64_t x, int n, uint64_t f) {
-  Wide lhs = Wide::of(x);
-  for (int i = 1; i < n; ++i)
-    lhs.times(x);
-  Wide rhs = Wide::of(f);
-  for (int i = 1; i < n; ++i)
-    rhs.times(static_cast<uint64_t>(kOne));
-  return rhs <= lhs;
+  bool within = lhs <= rhs;
+  bool reaches = rhs <= lhs;
+  return within && reaches ? 0 : within ? -1 : 1;
 }
 
 // The largest x (in millionths) whose n-th power doesn't pass f: at most
@@ -96,7 +88,7 @@ uint64_t largestRoot(uint64_t f, int n) {
   uint64_t lo = 0, hi = f < static_cast<uint64_t>(kOne) ? kOne : f;
   while (lo < hi) {
     uint64_t mid = lo + (hi - lo + 1) / 2;
-    if (powerWithin(mid, n, f))
+    if (comparePower(mid, n, f) <= 0)
       lo = mid;
     else
       hi = mid - 1;
@@ -162,7 +154,7 @@ int64_t root(int64_t a, int n, NumberFault &fault) {
   // whose power reaches |a|.
   uint64_t magnitude = static_cast<uint64_t>(-(a + 1)) + 1;
   uint64_t r = largestRoot(magnitude, n);
-  bool exact = powerWithin(r, n, magnitude) && powerReaches(r, n, magnitude);
+  bool exact = comparePower(r, n, magnitude) == 0;
   return -static_cast<int64_t>(r + (exact ? 0 : 1));
 }
 

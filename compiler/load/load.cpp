@@ -11,6 +11,25 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Calls fn(line, offset) for each line of text, its line ending and any
+// comment taken off.
+template <typename Fn> void eachLine(const std::string &text, Fn fn) {
+  size_t offset = 0;
+  while (offset < text.size()) {
+    size_t eol = text.find('\n', offset);
+    if (eol == std::string::npos)
+      eol = text.size();
+    std::string line = text.substr(offset, eol - offset);
+    if (size_t hash = line.find('#'); hash != std::string::npos)
+      line.resize(hash);
+    if (!line.empty() && line.back() == '\r')
+      line.pop_back();
+    if (!fn(line, offset))
+      return;
+    offset = eol + 1;
+  }
+}
+
 class Loader {
 public:
   Loader(SourceManager &sources, DiagnosticEngine &diags) : sources_(sources), diags_(diags) {}
@@ -91,24 +110,17 @@ private:
       return;
     FileId id = sources_.add(p.lexically_normal().string(), text);
     openLists_.push_back(key);
-    size_t offset = 0;
-    while (offset < text.size()) {
-      size_t eol = text.find('\n', offset);
-      if (eol == std::string::npos)
-        eol = text.size();
-      std::string line = text.substr(offset, eol - offset);
-      size_t hash = line.find('#');
-      if (hash != std::string::npos)
-        line.resize(hash);
-      size_t b = line.find_first_not_of(" \t\r");
-      size_t e = line.find_last_not_of(" \t\r");
-      if (b != std::string::npos && openLists_.size() == 1)
+    eachLine(text, [&](const std::string &line, size_t offset) {
+      size_t b = line.find_first_not_of(" \t");
+      if (b == std::string::npos)
+        return true;
+      size_t e = line.find_last_not_of(" \t");
+      if (openLists_.size() == 1)
         ++package_;
-      if (b != std::string::npos)
-        loadCatalogPath(p.parent_path() / line.substr(b, e - b + 1),
-                        Loc{id, static_cast<uint32_t>(offset + b)}, true);
-      offset = eol + 1;
-    }
+      loadCatalogPath(p.parent_path() / line.substr(b, e - b + 1),
+                      Loc{id, static_cast<uint32_t>(offset + b)}, true);
+      return true;
+    });
     openLists_.pop_back();
   }
 
@@ -119,29 +131,23 @@ private:
     FileId id = sources_.add(p.lexically_normal().string(), text);
     // The catalog line is the file's first statement: `catalog PATH`.
     bool sawStatement = false;
-    size_t offset = 0;
-    while (offset < text.size()) {
-      size_t eol = text.find('\n', offset);
-      if (eol == std::string::npos)
-        eol = text.size();
-      std::string line = text.substr(offset, eol - offset);
+    eachLine(text, [&](const std::string &line, size_t offset) {
       size_t b = line.find_first_not_of(' ');
-      if (b != std::string::npos && line[b] != '#' && line.find_first_not_of(" \r") != std::string::npos) {
-        sawStatement = true;
-        if (line.compare(b, 8, "catalog ") == 0) {
-          size_t pb = line.find_first_not_of(' ', b + 8);
-          size_t pe = line.find_first_of(" #\r", pb);
-          std::string target = line.substr(pb, pe == std::string::npos ? std::string::npos : pe - pb);
-          loadCatalogPath(p.parent_path() / target, Loc{id, static_cast<uint32_t>(offset + pb)},
-                          true);
-        } else {
-          out_.ok = false;
-          diags_.report(DiagKind::PlayNeedsCatalog, Loc{id, static_cast<uint32_t>(offset + b)}, 1);
-        }
-        break;
+      if (b == std::string::npos)
+        return true;
+      sawStatement = true;
+      size_t pb = line.compare(b, 8, "catalog ") == 0 ? line.find_first_not_of(' ', b + 8)
+                                                       : std::string::npos;
+      if (pb == std::string::npos) {
+        out_.ok = false;
+        diags_.report(DiagKind::PlayNeedsCatalog, Loc{id, static_cast<uint32_t>(offset + b)}, 1);
+        return false;
       }
-      offset = eol + 1;
-    }
+      size_t pe = line.find(' ', pb);
+      loadCatalogPath(p.parent_path() / line.substr(pb, pe == std::string::npos ? pe : pe - pb),
+                      Loc{id, static_cast<uint32_t>(offset + pb)}, true);
+      return false;
+    });
     if (!sawStatement) {
       out_.ok = false;
       diags_.report(DiagKind::PlayNeedsCatalog, Loc{id, 0}, 1);

@@ -712,21 +712,23 @@ private:
   ExprId orExpr(const Blocked &b) { return binaryChain(b, &Parser::andExpr, &Parser::orOp); }
   ExprId andExpr(const Blocked &b) { return binaryChain(b, &Parser::notExpr, &Parser::andOp); }
 
-  ExprId notExpr(const Blocked &b) {
-    if (isWord(pos_, "not")) {
-      uint32_t begin = pos_++;
-      ExprId inner = notExpr(b);
-      if (inner == kNone) {
-        pos_ = begin;
-        return kNone;
-      }
-      Expr e{ExprKind::Unary};
-      e.op = ExprOp::Not;
-      e.begin = begin;
-      e.end = pos_;
-      return addExpr(e, {inner});
+  // `not a` and `-a`: the operator, then its own level again.
+  ExprId prefix(const Blocked &b, ExprOp op, ExprId (Parser::*self)(const Blocked &)) {
+    uint32_t begin = pos_++;
+    ExprId inner = (this->*self)(b);
+    if (inner == kNone) {
+      pos_ = begin;
+      return kNone;
     }
-    return cmpExpr(b);
+    Expr e{ExprKind::Unary};
+    e.op = op;
+    e.begin = begin;
+    e.end = pos_;
+    return addExpr(e, {inner});
+  }
+
+  ExprId notExpr(const Blocked &b) {
+    return isWord(pos_, "not") ? prefix(b, ExprOp::Not, &Parser::notExpr) : cmpExpr(b);
   }
 
   // One comparison a level: a = b < c is no formula.
@@ -758,20 +760,8 @@ private:
   }
 
   ExprId signExpr(const Blocked &b) {
-    if (isKind(pos_, TokenKind::Minus)) {
-      uint32_t begin = pos_++;
-      ExprId inner = signExpr(b);
-      if (inner == kNone) {
-        pos_ = begin;
-        return kNone;
-      }
-      Expr e{ExprKind::Unary};
-      e.op = ExprOp::Neg;
-      e.begin = begin;
-      e.end = pos_;
-      return addExpr(e, {inner});
-    }
-    return postfixExpr(b);
+    return isKind(pos_, TokenKind::Minus) ? prefix(b, ExprOp::Neg, &Parser::signExpr)
+                                          : postfixExpr(b);
   }
 
   ExprId postfixExpr(const Blocked &b) {

@@ -102,13 +102,13 @@ private:
   ValueKind memberOfActor(uint32_t file, uint32_t tok, uint32_t end) const;
   ValueKind pathKind(uint32_t file, uint32_t begin, uint32_t end, const Scope &scope) const;
   ValueKind exprKind(ExprId id, const Scope &scope) const;
-  void wantKind(ExprId id, ValueKind wanted, const Scope &scope);
+  void wantKind(ExprId id, ValueKind wanted, const Scope &scope,
+                const char *wantedText = nullptr);
   void checkArithmetic(ExprId id, const Scope &scope);
   static bool wantsNumber(std::string_view label);
   static bool wantsActor(FormKind form, std::string_view label);
   static bool wantsInstance(FormKind form, std::string_view label);
   static bool wantsAbility(FormKind form, std::string_view label);
-  void wantOneOf(ExprId id, ValueKind wanted, bool orEffect, const Scope &scope);
   void checkKinds(NodeId n, const Scope &scope);
 
   // ---- a play's expectations -------------------------------------------------

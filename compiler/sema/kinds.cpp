@@ -152,7 +152,7 @@ Checker::ValueKind Checker::exprKind(ExprId id, const Scope &scope) const {
   return ValueKind::Unknown;
 }
 
-void Checker::wantKind(ExprId id, ValueKind wanted, const Scope &scope) {
+void Checker::wantKind(ExprId id, ValueKind wanted, const Scope &scope, const char *wantedText) {
   ValueKind got = exprKind(id, scope);
   if (got == ValueKind::Unknown || got == wanted)
     return;
@@ -160,7 +160,7 @@ void Checker::wantKind(ExprId id, ValueKind wanted, const Scope &scope) {
   std::string written(tree_.span(e.file, e.begin, e.end));
   diags_.report(DiagKind::KindMismatch, tree_.loc(e.file, e.begin),
                 static_cast<uint32_t>(written.size()), written, valueKindWithArticle(got),
-                valueKindWithArticle(wanted));
+                wantedText ? wantedText : valueKindWithArticle(wanted));
 }
 
 // Arithmetic reads numbers: an actor plus one is no formula.
@@ -225,18 +225,6 @@ bool Checker::wantsAbility(FormKind form, std::string_view label) {
   return (form == FormKind::StepCast || form == FormKind::StepRemove) && label == "ability";
 }
 
-// A handle, or (for a remove) an effect by its name.
-void Checker::wantOneOf(ExprId id, ValueKind wanted, bool orEffect, const Scope &scope) {
-  ValueKind got = exprKind(id, scope);
-  if (got == ValueKind::Unknown || got == wanted)
-    return;
-  const Expr &e = tree_.exprs[id];
-  std::string written(tree_.span(e.file, e.begin, e.end));
-  diags_.report(DiagKind::KindMismatch, tree_.loc(e.file, e.begin),
-                static_cast<uint32_t>(written.size()), written, valueKindWithArticle(got),
-                orEffect ? "a held instance or an effect" : valueKindWithArticle(wanted));
-}
-
 void Checker::checkKinds(NodeId n, const Scope &scope) {
   const Node &node = tree_.nodes[n];
   // A let names what it is given, and a self var is set as its kind says.
@@ -253,8 +241,10 @@ void Checker::checkKinds(NodeId n, const Scope &scope) {
       checkArithmetic(slot.value, scope);
       if (!anyKind && wantsNumber(label))
         wantKind(slot.value, ValueKind::Number, scope);
+      // A handle; a remove may name an effect instead.
       if (wantsInstance(node.kind, label))
-        wantOneOf(slot.value, ValueKind::Instance, node.kind == FormKind::StepRemove, scope);
+        wantKind(slot.value, ValueKind::Instance, scope,
+                 node.kind == FormKind::StepRemove ? "a held instance or an effect" : nullptr);
     } else if (slot.kind == SlotKind::Path && wantsAbility(node.kind, label)) {
       ValueKind got = pathKind(node.file, slot.begin, slot.end, scope);
       if (got != ValueKind::Unknown && got != ValueKind::Ability) {

@@ -1,5 +1,7 @@
 #include "sema/refusals.h"
 
+#include "sema/words.h"
+
 #include <functional>
 #include <map>
 #include <optional>
@@ -20,12 +22,7 @@ constexpr std::string_view kRootWords[] = {"holder", "source", "credit", "target
 constexpr std::string_view kActivationEvents[] = {"Commit", "Stopped", "Pulse", "Finished",
                                                   "Contact"};
 
-template <size_t N> bool among(const std::string_view (&list)[N], std::string_view word) {
-  for (std::string_view w : list)
-    if (w == word)
-      return true;
-  return false;
-}
+using sema::among;
 
 // The three kinds of definition, each with its own namespace.
 enum DefKind : uint8_t { EffectDef, AbilityDef, ArchetypeDef, NoDef };

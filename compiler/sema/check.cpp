@@ -22,6 +22,7 @@ Declarations Checker::run() {
         declare(n);
   for (NodeId n : unresolvedAmendments_)
     refuseAmendment(n);
+  checkUniqueAcrossCatalog();
   // Made from what the catalog holds once every file is read: a parent or
   // a template replaced later is the one a definition is made from.
   for (const auto &[n, kind] : pendingParents_)

@@ -37,6 +37,7 @@ private:
   void onceAcrossCatalog(NodeId n, const char *form, NodeId &seen);
   void alike(NodeId n, const char *form, NodeId &seen);
   void declare(NodeId n);
+  void checkUniqueAcrossCatalog();
 
   // ---- templates and parents -------------------------------------------------
   static const char *kindWord(RefKind kind);
@@ -109,6 +110,7 @@ private:
   static bool wantsActor(FormKind form, std::string_view label);
   static bool wantsInstance(FormKind form, std::string_view label);
   static bool wantsAbility(FormKind form, std::string_view label);
+  void checkVarKind(NodeId n, std::string_view wanted, const Scope &scope);
   void checkKinds(NodeId n, const Scope &scope);
 
   // ---- a play's expectations -------------------------------------------------

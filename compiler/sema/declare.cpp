@@ -282,4 +282,28 @@ void Checker::refuseAmendment(NodeId n) {
                 refKindName(kind));
 }
 
+// syntax.md: "every other kind of declared name (tags, events, links, …) is
+// unique across the catalog"; a tag and another kind may share a name but
+// where one line could read either: an event's (a filter names "a kind or
+// tag", `after Attack`). See docs/readings.md.
+void Checker::checkUniqueAcrossCatalog() {
+  auto earlier = [&](const Decl &a, const Decl &b) {
+    return std::pair(a.file, a.token) < std::pair(b.file, b.token);
+  };
+  auto clash = [&](const std::string &name, const Decl &a, const Decl &b) {
+    const Decl &first = earlier(a, b) ? a : b;
+    const Decl &second = earlier(a, b) ? b : a;
+    diags_.report(DiagKind::DuplicateName, tree_.loc(second.file, second.token),
+                  length(second.file, second.token), name, refKindWithArticle(first.kind));
+    diags_.note(DiagKind::DeclaredHere, tree_.loc(first.file, first.token),
+                length(first.file, first.token), name);
+  };
+  const auto &shared = decls_.byNamespace[size_t(Namespace::Shared)];
+  for (const auto &[name, decl] : shared) {
+    const Decl *tag = decls_.find(Namespace::Tag, name);
+    if (decl.file != kNone && tag && tag->file != kNone && decl.kind == RefKind::Event)
+      clash(name, decl, *tag);
+  }
+}
+
 } // namespace ledger::sema

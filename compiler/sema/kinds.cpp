@@ -225,8 +225,33 @@ bool Checker::wantsAbility(FormKind form, std::string_view label) {
   return (form == FormKind::StepCast || form == FormKind::StepRemove) && label == "ability";
 }
 
+// `grants self.VAR` grants the ability a var holds; `blocks … having
+// self.VAR` asks for the tag one holds.
+void Checker::checkVarKind(NodeId n, std::string_view wanted, const Scope &scope) {
+  const Slot *var = tree_.slot(n, "var");
+  if (!var)
+    return;
+  uint32_t file = tree_.nodes[n].file;
+  std::string_view name = text(file, var->begin);
+  auto phrase = [](std::string_view kind) {
+    return kind.empty()          ? "a number"
+           : kind == "actor"     ? "an actor"
+           : kind == "tag"       ? "a tag"
+           : kind == "ability"   ? "an ability"
+                                 : "a held instance";
+  };
+  for (size_t i = 0; i < scope.vars.size(); ++i)
+    if (scope.vars[i] == name && scope.varKinds[i] != wanted)
+      diags_.report(DiagKind::VarKindWanted, tree_.loc(file, var->begin), length(file, var->begin),
+                    name, phrase(scope.varKinds[i]), phrase(wanted));
+}
+
 void Checker::checkKinds(NodeId n, const Scope &scope) {
   const Node &node = tree_.nodes[n];
+  if (node.kind == FormKind::EffectGrants)
+    checkVarKind(n, "ability", scope);
+  if (node.kind == FormKind::EffectBlocks)
+    checkVarKind(n, "tag", scope);
   // A let names what it is given, and a self var is set as its kind says.
   bool anyKind = node.kind == FormKind::StepLet || node.kind == FormKind::Assign ||
                  node.kind == FormKind::StepSelf || node.kind == FormKind::EffectVar;

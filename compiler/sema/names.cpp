@@ -122,9 +122,15 @@ void Checker::resolveSelfMember(uint32_t file, uint32_t begin, uint32_t end, con
   if (member == "beats" && scope.beat)
     return;
   if (!scope.inEffect) {
-    if (member == "beats" && !scope.inPlay)
+    if (scope.inPlay)
+      return;
+    if (member == "beats")
       diags_.report(DiagKind::RootOutOfPlace, tree_.loc(file, begin), 10, "self.beats",
                     "in a channel's every and its broken by");
+    else if (scope.inAbility)
+      diags_.report(DiagKind::RootOutOfPlace, tree_.loc(file, begin), 4, "self",
+                    "in an effect's lines, the instance running the rule (and self.beats in a "
+                    "channel's)");
     return;
   }
   if (member == "stacks" || member == "remaining" || member == "elapsed")
@@ -254,6 +260,9 @@ void Checker::resolveSlots(NodeId n, const Scope &scope) {
     case SlotKind::Part: {
       // A query, held(...) and a sort read each candidate as it.
       FormKind part = tree_.nodes[slot.value].kind;
+      if (part == FormKind::TargetsList) // `targets`, where the clause takes a list
+        if (const Slot *list = tree_.slot(slot.value, "list"); list && list->end == list->begin + 1)
+          checkRootPlace(node.file, list->begin, scope);
       Scope partScope = scope;
       partScope.it = scope.it || part == FormKind::TargetsQuery || part == FormKind::Held ||
                      part == FormKind::Keys || part == FormKind::Order;
@@ -520,7 +529,8 @@ void Checker::checkStatByTypeBare(uint32_t file, uint32_t begin, uint32_t end,
 // before rule's; with one it changes a held instance "anywhere".
 void Checker::checkDurationChangePlace(NodeId n) {
   const Node &node = tree_.nodes[n];
-  if ((node.kind != FormKind::BeforeScaleDuration && node.kind != FormKind::BeforeAddDuration) ||
+  if ((node.kind != FormKind::BeforeScaleDuration && node.kind != FormKind::BeforeAddDuration &&
+       node.kind != FormKind::BeforeAtMost) ||
       tree_.slot(n, "on"))
     return;
   for (NodeId p = node.parent; p != kNone; p = tree_.nodes[p].parent)

@@ -121,8 +121,15 @@ void Checker::checkPlayLine(NodeId n) {
       for (uint32_t t = ids->begin; t < ids->end; ++t)
         if (tree_.token(file, t).kind == TokenKind::Name && !isCensusId(text(file, t)))
           diags_.report(DiagKind::BadCensusId, tree_.loc(file, t), length(file, t), text(file, t));
-    if (node.kind == FormKind::PlayRow)
+    if (node.kind == FormKind::PlayRow) {
       checkRowDefinitions(n);
+      // "in the file's head, before its plays"
+      for (NodeId p = tree_.fileFirstNode[file]; p != n && p != kNone; p = tree_.nodes[p].nextSibling)
+        if (tree_.nodes[p].kind == FormKind::Play) {
+          diags_.report(DiagKind::RowAfterPlay, tree_.loc(file, node.begin), 3);
+          break;
+        }
+    }
     break;
   }
   case FormKind::ExpectValue:

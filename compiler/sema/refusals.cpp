@@ -41,8 +41,16 @@ public:
 
   void run() {
     gatherDefinitions();
-    for (NodeId n = 0; n < tree_.nodes.size(); ++n)
+    for (NodeId t = 0; t < tree_.nodes.size(); ++t) {
+      hasTurn_ = hasTurn_ || node(t).kind == FormKind::Turn;
+      if (node(t).kind == FormKind::Table)
+        if (const Slot *name = tree_.slot(t, "name"))
+          tableNames_.insert(slotText(t, *name));
+    }
+    for (NodeId n = 0; n < tree_.nodes.size(); ++n) {
       checkNode(n);
+      checkTurnDeclared(n);
+    }
     checkFormulas();
     checkReads();
   }
@@ -334,8 +342,12 @@ private:
     case FormKind::Curve:
       checkCurve(n);
       break;
-    case FormKind::Effect:
     case FormKind::Template:
+      checkDeclaredWord(n, "param");
+      checkParamsOnce(n);
+      checkLasts(n);
+      break;
+    case FormKind::Effect:
     case FormKind::Extend:
     case FormKind::Replace:
       checkLasts(n);
@@ -417,7 +429,23 @@ private:
     case FormKind::TableWhen:
       checkExtendTableWhen(n);
       break;
+    case FormKind::EffectVar:
+      checkDeclaredWord(n, "name");
+      break;
+    case FormKind::EffectStack:
+      checkStackFull(n);
+      break;
+    case FormKind::StepDeal:
+      checkEndTags(n, "types");
+      checkEndTags(n, "moreTypes");
+      break;
+    case FormKind::StepHeal:
+    case FormKind::StepGain:
+    case FormKind::StepLose:
+      checkEndTags(n, "types");
+      break;
     case FormKind::Tags:
+      checkCarriedEndTags(n);
       checkMakersTagCarried(n);
       break;
     case FormKind::EffectBefore:
@@ -866,7 +894,78 @@ private:
       std::string_view name = slotText(n, s);
       if (among(kRootWords, name))
         reportSlot(DiagKind::StepNameIsRoot, n, s, name);
+      else if (among(sema::kReserved, name))
+        reportSlot(DiagKind::ReservedName, n, s, name);
     }
+  }
+
+  // syntax.md: "The language's own words can't be declared": a var, a
+  // template's parameter.
+  void checkDeclaredWord(NodeId n, const char *label) {
+    for (const Slot *s : tree_.slotsNamed(n, label)) {
+      const Slot *name = s->kind == SlotKind::Part ? tree_.slot(s->value, "name") : s;
+      NodeId owner = s->kind == SlotKind::Part ? s->value : n;
+      if (name && among(sema::kReserved, slotText(owner, *name)))
+        reportSlot(DiagKind::ReservedName, owner, *name, slotText(owner, *name));
+    }
+  }
+
+  // template: each parameter once.
+  void checkParamsOnce(NodeId n) {
+    std::vector<std::string_view> seen;
+    for (const Slot *s : tree_.slotsNamed(n, "param")) {
+      const Slot *name = tree_.slot(s->value, "name");
+      if (!name)
+        continue;
+      std::string_view text = slotText(s->value, *name);
+      for (std::string_view earlier : seen)
+        if (earlier == text)
+          reportSlot(DiagKind::ParamTwice, s->value, *name, text);
+      seen.push_back(text);
+    }
+  }
+
+  // tags carried: "nothing else may carry an End tag"
+  void checkCarriedEndTags(NodeId n) {
+    if (tree_.hasFlag(n, "carried"))
+      checkEndTags(n, "tags");
+  }
+
+  // stack then: "separate instances refuse a newcomer or make room by the
+  // oldest or shortest, and added stacks refuse it or refresh the clock"
+  void checkStackFull(NodeId n) {
+    const Slot *mode = tree_.slot(n, "mode");
+    const Slot *full = tree_.slot(n, "full");
+    if (!mode || !full)
+      return;
+    std::string_view m = slotText(n, *mode), f = slotText(n, *full);
+    bool ok = f == "refuse" || (m == "separate" && (f == "oldest" || f == "shortest")) ||
+              (m == "add" && f == "refresh");
+    if (!ok)
+      reportSlot(DiagKind::StackFullWord, n, *full, f, m);
+  }
+
+  // turns: "an effect that lasts turns ends after that many of its
+  // holder's" turns: the catalog's turn event; with none, no turn comes.
+  void checkTurnDeclared(NodeId n) {
+    if (hasTurn_ || !countsTurns(n))
+      return;
+    report(DiagKind::TurnsWithoutTurn, node(n).file, node(n).begin, node(n).end);
+  }
+  bool countsTurns(NodeId n) const {
+    for (const char *label : {"unit", "until"})
+      if (const Slot *s = tree_.slot(n, label); s && s->kind == SlotKind::Word) {
+        std::string_view w = slotText(n, *s);
+        if (w == "turns" || w == "turn")
+          return true;
+      }
+    for (uint32_t i = node(n).begin; i < node(n).end; ++i) {
+      std::string_view w = tree_.text(node(n).file, i);
+      if ((w == "turns" || w == "turn") && tree_.token(node(n).file, i).kind == TokenKind::Name &&
+          node(n).kind != FormKind::Turn && node(n).kind != FormKind::EffectHolds)
+        return true;
+    }
+    return false;
   }
 
   // turn: "a count of it is said as turns (or turn ...), never by the event's name"
@@ -1081,6 +1180,7 @@ private:
         break;
       case FormKind::EffectAura:
         checkAuraLines(n, kept);
+        checkAuraLineReads(n);
         break;
       case FormKind::BeforeAddDuration:
         checkAddDurationCount(n);
@@ -1282,6 +1382,38 @@ private:
   // aura: "one the pool's bounds keep it from passing (< 0 on a pool whose least is 0) is
   // refused ... two constant lines some reading holds both of ... are refused";
   // stat kept: "nothing may wait on it: no ... band ... reading it"
+  // aura while/until: "a line reads its holder's own values, not what it
+  // holds (has, stacks, count) or a table": no held(...), no query, no
+  // aggregate, no table, and no actor but the holder.
+  void checkAuraLineReads(NodeId n) {
+    for (const char *label : {"line", "untilLine"}) {
+      const Slot *line = tree_.slot(n, label);
+      if (!line)
+        continue;
+      walkExpr(line->value, [&](ExprId id) {
+        const Expr &e = tree_.exprs[id];
+        std::string_view what;
+        if (e.kind == ExprKind::Part) {
+          what = tree_.span(e.file, e.begin, e.end);
+        } else if (e.kind == ExprKind::Call) {
+          std::string_view f = tree_.span(e.file, e.begin, e.nameEnd);
+          bool held = f == "has" || f == "stacks" || f == "highest stacks" || f == "count" ||
+                      f == "sum" || f == "highest" || f == "lowest" || f == "ordered";
+          bool table = !held && tableNames_.count(f);
+          if (held || table)
+            what = f;
+        } else if (e.kind == ExprKind::Path && e.end > e.begin + 1) {
+          std::string_view head = tree_.text(e.file, e.begin);
+          // holder.VALUE is the holder's own; anything further reads another.
+          if (head != "holder" || e.end > e.begin + 3)
+            what = tree_.span(e.file, e.begin, e.end);
+        }
+        if (!what.empty())
+          report(DiagKind::AuraLineReadsMore, e.file, e.begin, e.end, what);
+      });
+    }
+  }
+
   void checkAuraLines(NodeId n, const std::set<std::string_view> &kept) {
     struct Line {
       const Slot *pool, *cmp, *line;
@@ -1507,6 +1639,8 @@ private:
     bool open = false;
   };
 
+  bool hasTurn_ = false; // the catalog says `turn EVENT`
+  std::set<std::string_view> tableNames_;
   const SyntaxTree &tree_;
   DiagnosticEngine &diags_;
   std::map<std::string, Def, std::less<>> defs_[3];

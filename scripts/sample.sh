@@ -6,3 +6,5 @@ bash scripts/setup.sh
 cmake --preset release >/dev/null
 cmake --build --preset release
 build/release/tools/ledger/ledger check stdlib-ledger/sample
+build/release/tools/ledger/ledger check stdlib-ledger/sample/plays/arena.play
+echo "sample: the catalog and its plays are accepted"

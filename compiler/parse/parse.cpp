@@ -223,7 +223,10 @@ private:
             } else {
               Ctx childCtx = childContext(form, node, ctx, outer);
               Ctx childOuter = form.kind == FormKind::StepOutcome ? bodyOf(ctx) : outer;
-              tree_.nodes[node].firstChild = parseLines(line.firstChild, childCtx, node, childOuter);
+              Nest nest(*this);
+              if (nest.ok)
+                tree_.nodes[node].firstChild =
+                    parseLines(line.firstChild, childCtx, node, childOuter);
             }
           }
           return node;
@@ -654,7 +657,29 @@ private:
     return kNone;
   }
 
-  ExprId formula(const Blocked &blocked) { return orExpr(blocked); }
+  // Formulas and blocks nest at most this deep, so no input runs the
+  // parser (or a later pass walking what it built) out of stack.
+  static constexpr uint32_t kMaxNesting = 200;
+
+  // Counts a level of nesting for the life of a call; false once too deep,
+  // said once a line.
+  struct Nest {
+    Parser &p;
+    bool ok;
+    explicit Nest(Parser &parser) : p(parser), ok(++parser.nesting_ <= kMaxNesting) {
+      if (!ok && !p.saidTooDeep_) {
+        p.saidTooDeep_ = true;
+        p.diags_.report(DiagKind::NestedTooDeep, p.tree_.loc(p.file_, std::min(p.pos_, p.end_ - 1)),
+                        1, kMaxNesting);
+      }
+    }
+    ~Nest() { --p.nesting_; }
+  };
+
+  ExprId formula(const Blocked &blocked) {
+    Nest nest(*this);
+    return nest.ok ? orExpr(blocked) : kNone;
+  }
 
   ExprId binaryChain(const Blocked &blocked, ExprId (Parser::*next)(const Blocked &),
                      ExprOp (Parser::*opAt)() const) {
@@ -714,6 +739,9 @@ private:
 
   // `not a` and `-a`: the operator, then its own level again.
   ExprId prefix(const Blocked &b, ExprOp op, ExprId (Parser::*self)(const Blocked &)) {
+    Nest nest(*this);
+    if (!nest.ok)
+      return kNone;
     uint32_t begin = pos_++;
     ExprId inner = (this->*self)(b);
     if (inner == kNone) {
@@ -925,6 +953,8 @@ private:
   uint32_t pos_ = 0, end_ = 0;
   uint32_t furthest_ = 0, bestFurthest_ = 0;
   uint32_t callDepth_ = 0; // calls whose arguments are being read
+  uint32_t nesting_ = 0;   // formulas and blocks open
+  bool saidTooDeep_ = false;
   std::vector<std::string> expectedWhat_;
 };
 

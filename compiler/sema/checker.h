@@ -149,6 +149,9 @@ private:
   std::vector<std::string> writing_; // templates being written out, innermost last
   std::vector<std::pair<NodeId, RefKind>> pendingParents_;
   std::vector<NodeId> inheriting_, inherited_;
+  // Definitions made from definitions, and templates writing templates, chain
+  // at most this deep.
+  static constexpr size_t kMaxChain = 100;
   NodeId time_ = kNone, phases_ = kNone, rate_ = kNone, allegiance_ = kNone, damage_ = kNone,
          turn_ = kNone;
 };

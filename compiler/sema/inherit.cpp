@@ -44,6 +44,13 @@ void Checker::inherit(NodeId n, RefKind kind) {
     inherited_.push_back(n);
     return;
   }
+  if (inheriting_.size() >= kMaxChain) {
+    const Node &node = tree_.nodes[n];
+    diags_.report(DiagKind::ChainTooLong, tree_.loc(node.file, node.begin),
+                  length(node.file, node.begin), kMaxChain);
+    inherited_.push_back(n);
+    return;
+  }
   inheriting_.push_back(n);
   inheritFrom(n, kind);
   inheriting_.pop_back();
@@ -121,6 +128,11 @@ void Checker::writeFrom(NodeId n) {
   if (templateKind(*tmpl) != RefKind::Template) {
     diags_.report(DiagKind::FromNeedsDefinitions, tree_.loc(node.file, tmplSlot->begin),
                   static_cast<uint32_t>(name.size()), name, kindWord(templateKind(*tmpl)));
+    return;
+  }
+  if (writing_.size() >= kMaxChain) {
+    diags_.report(DiagKind::ChainTooLong, tree_.loc(node.file, tmplSlot->begin),
+                  static_cast<uint32_t>(name.size()), kMaxChain);
     return;
   }
   // A template whose lines write it out again would never end.

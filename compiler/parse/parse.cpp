@@ -667,14 +667,18 @@ private:
     Parser &p;
     bool ok;
     explicit Nest(Parser &parser) : p(parser), ok(++parser.nesting_ <= kMaxNesting) {
-      if (!ok && !p.saidTooDeep_) {
-        p.saidTooDeep_ = true;
-        p.diags_.report(DiagKind::NestedTooDeep, p.tree_.loc(p.file_, std::min(p.pos_, p.end_ - 1)),
-                        1, kMaxNesting);
-      }
+      if (!ok)
+        p.sayTooDeep();
     }
     ~Nest() { --p.nesting_; }
   };
+  void sayTooDeep() {
+    if (saidTooDeep_)
+      return;
+    saidTooDeep_ = true;
+    diags_.report(DiagKind::NestedTooDeep, tree_.loc(file_, std::min(pos_, end_ - 1)), 1,
+                  kMaxNesting);
+  }
 
   ExprId formula(const Blocked &blocked) {
     Nest nest(*this);
@@ -687,16 +691,28 @@ private:
     ExprId lhs = (this->*next)(blocked);
     if (lhs == kNone)
       return kNone;
+    // Each link deepens the tree the later passes walk: a level of nesting.
+    uint32_t links = 0;
+    auto done = [&](ExprId result) {
+      nesting_ -= links;
+      return result;
+    };
     while (true) {
       ExprOp op = (this->*opAt)();
       if (op == ExprOp::None)
-        return lhs;
+        return done(lhs);
+      ++nesting_;
+      ++links;
+      if (nesting_ > kMaxNesting) {
+        sayTooDeep();
+        return done(kNone);
+      }
       Mark m = mark();
       ++pos_;
       ExprId rhs = (this->*next)(blocked);
       if (rhs == kNone) {
         reset(m);
-        return lhs;
+        return done(lhs);
       }
       Expr e{ExprKind::Binary};
       e.op = op;

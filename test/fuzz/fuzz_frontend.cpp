@@ -27,8 +27,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string text(reinterpret_cast<const char *>(data), size);
   for (ledger::FileRole role : {ledger::FileRole::Catalog, ledger::FileRole::Play})
     exercise(*ledger::runFrontendOnText("fuzz.ledger", text, role));
+  // A folder of its own, a few levels deep, so a catalog line reaching up
+  // (`catalog ..`) finds empty folders, not whatever the machine keeps.
   static const std::filesystem::path dir = [] {
-    auto d = std::filesystem::temp_directory_path() / "ledger-fuzz";
+    auto d = std::filesystem::temp_directory_path() /
+             "ledger-fuzz" / "a" / "b" / "c" / "d";
     std::filesystem::create_directories(d);
     return d;
   }();

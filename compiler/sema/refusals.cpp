@@ -27,9 +27,9 @@ using sema::among;
 // The three kinds of definition, each with its own namespace.
 enum DefKind : uint8_t { EffectDef, AbilityDef, ArchetypeDef, NoDef };
 
-// A definition's lines: its own body, the extends that add to it, and what it
-// is made from. `open` when part of it is a template's, so what it lacks is
-// unknown here.
+// A definition's lines: what it is made from, its own, its extends'. `open`
+// for a template's own lines, which stand for what its uses give, so what
+// they lack is unknown here.
 struct Group {
   std::vector<NodeId> bodies;
   bool open = false;
@@ -37,10 +37,10 @@ struct Group {
 
 class Refusals {
 public:
-  Refusals(const SyntaxTree &tree, DiagnosticEngine &diags) : tree_(tree), diags_(diags) {}
+  Refusals(const SyntaxTree &tree, const Declarations &decls, DiagnosticEngine &diags)
+      : tree_(tree), decls_(decls), diags_(diags) {}
 
   void run() {
-    gatherDefinitions();
     for (NodeId t = 0; t < tree_.nodes.size(); ++t) {
       hasTurn_ = hasTurn_ || node(t).kind == FormKind::Turn;
       if (node(t).kind == FormKind::Table)
@@ -199,64 +199,16 @@ private:
     return false;
   }
 
-  void gatherDefinitions() {
-    for (NodeId n = 0; n < tree_.nodes.size(); ++n) {
-      const Node &nd = node(n);
-      if (tree_.roles[nd.file] != FileRole::Catalog)
-        continue;
-      DefKind kind = defKindOf(nd.kind);
-      if (kind != NoDef) {
-        const Slot *name = tree_.slot(n, "name");
-        if (!name || insideTemplate(n))
-          continue;
-        std::string key(slotText(n, *name));
-        Def &def = defs_[kind][key];
-        def.bodies.push_back(n);
-        if (const Slot *parent = tree_.slot(n, "parent"); parent && parent->value != kNone) {
-          const Slot *pname = tree_.slot(parent->value, "name");
-          if (tree_.slot(parent->value, "args") || !pname)
-            def.open = true;
-          else
-            def.parents.emplace_back(slotText(parent->value, *pname));
-        }
-      } else if (nd.kind == FormKind::Extend || nd.kind == FormKind::Replace) {
-        const Slot *k = tree_.slot(n, "kind");
-        const Slot *target = tree_.slot(n, "target");
-        if (!k || !target)
-          continue;
-        DefKind dk = defKindOf(slotText(n, *k));
-        if (dk == NoDef)
-          continue;
-        Def &def = defs_[dk][std::string(slotText(n, *target))];
-        if (nd.kind == FormKind::Replace) {
-          // A replace swaps the definition whole: what came before is gone.
-          def.bodies.clear();
-          def.parents.clear();
-          def.open = false;
-        }
-        def.bodies.push_back(n);
-      }
-    }
-  }
-
+  // A definition's lines as the checker gathered them: what it is made from
+  // (a parent's, a template's written out), its own, its extends'.
   Group group(DefKind kind, std::string_view name) const {
-    Group g;
-    std::set<std::string, std::less<>> seen;
-    std::function<void(std::string_view)> add = [&](std::string_view nm) {
-      if (!seen.emplace(nm).second)
-        return;
-      auto it = defs_[kind].find(nm);
-      if (it == defs_[kind].end()) {
-        g.open = true; // made from a template, or from something undeclared
-        return;
-      }
-      g.open = g.open || it->second.open;
-      for (const std::string &p : it->second.parents)
-        add(p);
-      g.bodies.insert(g.bodies.end(), it->second.bodies.begin(), it->second.bodies.end());
-    };
-    add(name);
-    return g;
+    Namespace ns = kind == EffectDef    ? Namespace::Effect
+                   : kind == AbilityDef ? Namespace::Ability
+                                        : Namespace::Archetype;
+    const Decl *decl = decls_.find(ns, name);
+    if (!decl)
+      return Group{{}, true}; // undeclared: said where its name is resolved
+    return Group{decl->parts, false};
   }
 
   // The definition a line stands in, as a group; open inside a template.
@@ -1633,17 +1585,11 @@ private:
     }
   }
 
-  struct Def {
-    std::vector<NodeId> bodies;
-    std::vector<std::string> parents;
-    bool open = false;
-  };
-
   bool hasTurn_ = false; // the catalog says `turn EVENT`
   std::set<std::string_view> tableNames_;
   const SyntaxTree &tree_;
+  const Declarations &decls_;
   DiagnosticEngine &diags_;
-  std::map<std::string, Def, std::less<>> defs_[3];
   std::set<std::tuple<uint32_t, uint32_t, uint16_t>> reported_;
   NodeId firstFalls_ = kNone;
   std::optional<bool> slotAll_;
@@ -1652,8 +1598,7 @@ private:
 } // namespace
 
 void checkRefusals(const SyntaxTree &tree, const Declarations &decls, DiagnosticEngine &diags) {
-  (void)decls; // definitions are read off the tree, with what they are made from
-  Refusals(tree, diags).run();
+  Refusals(tree, decls, diags).run();
 }
 
 } // namespace ledger

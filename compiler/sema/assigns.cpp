@@ -134,6 +134,8 @@ void Checker::checkModifier(NodeId n, const Scope &scope) {
       link && link->kind == RefKind::Link) {
     if (tree_.span(node.file, op->begin, op->end) != "=")
       diags_.report(DiagKind::LinkOverrideForm, loc, len, name, name);
+    else
+      tree_.nodes[n].kind = FormKind::EffectLinkOverride;
     return;
   }
   const Decl *decl = decls_.find(Namespace::Value, name);

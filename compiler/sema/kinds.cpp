@@ -255,6 +255,12 @@ void Checker::checkKinds(NodeId n, const Scope &scope) {
   // A let names what it is given, and a self var is set as its kind says.
   bool anyKind = node.kind == FormKind::StepLet || node.kind == FormKind::Assign ||
                  node.kind == FormKind::StepSelf || node.kind == FormKind::EffectVar;
+  // A link override points its link at an actor.
+  if (node.kind == FormKind::EffectLinkOverride)
+    if (const Slot *amount = tree_.slot(n, "amount")) {
+      wantKind(amount->value, ValueKind::Actor, scope);
+      return;
+    }
   if (node.kind == FormKind::EffectModifier) { // `LINK = ACTOR` points a link
     const Decl *link = decls_.find(Namespace::Shared, slotText(n, "stat"));
     anyKind = link && link->kind == RefKind::Link;

@@ -75,15 +75,27 @@ private:
     bool inTemplate = false;  // a template's own lines: `...` joins a term
     bool aimIsDirection = false; // an ability aimed at a direction: its target is no place
 
+    // What a play has named: an actor ('a', make, find, a flight's
+    // projectile), an activation it kept ('k', act … as, find … flight), a save
+    // ('s').
+    std::vector<std::pair<std::string, char>> played;
+
     bool has(std::string_view name) const {
       for (const std::string &l : locals)
         if (l == name)
           return true;
       return false;
     }
+    char playedKind(std::string_view name) const {
+      for (const auto &[n, k] : played)
+        if (n == name)
+          return k;
+      return 0;
+    }
   };
   static std::string_view head(std::string_view dotted);
   bool declaredAnywhere(std::string_view name) const;
+  bool isCooldown(std::string_view name) const;
   void resolveRef(const Slot &slot, uint32_t file, uint32_t begin, uint32_t end,
                   const Scope &scope);
   void resolveHead(uint32_t file, uint32_t begin, uint32_t end, const Scope &scope);
@@ -118,6 +130,8 @@ private:
   void checkPlayLine(NodeId n);
   bool holdsNumber(NodeId n) const;
   void checkRowDefinitions(NodeId n);
+  void checkPlayLinks(NodeId n);
+  void checkCatalogLine(NodeId n);
   void checkPlayedMember(NodeId n, const char *label, std::initializer_list<RefKind> kinds);
 
   // ---- what a with sets ------------------------------------------------------
@@ -131,7 +145,9 @@ private:
   void addVars(NodeId definition, Scope &scope) const;
   Scope definitionScope(NodeId n, Scope scope);
   static bool namesForItsBody(FormKind kind);
-  void addGivenNames(NodeId n, Scope &scope) const;
+  void addGivenNames(NodeId n, Scope &scope);
+  void addPlayedName(NodeId n, const char *label, char kind, Scope &scope);
+  void checkPlayedNames(NodeId n, const Scope &scope);
   static bool isDefinition(FormKind kind);
   void placeRoots(NodeId n, Scope &scope) const;
   void checkDurationChangePlace(NodeId n);

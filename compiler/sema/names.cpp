@@ -19,6 +19,14 @@ bool Checker::declaredAnywhere(std::string_view name) const {
   return among(kBuiltinEvents, name);
 }
 
+// ABILITY.cooldown: "an effect the ability puts on its caster".
+bool Checker::isCooldown(std::string_view name) const {
+  constexpr std::string_view kSuffix = ".cooldown";
+  return name.size() > kSuffix.size() &&
+         name.substr(name.size() - kSuffix.size()) == kSuffix &&
+         decls_.find(Namespace::Ability, name.substr(0, name.size() - kSuffix.size()));
+}
+
 void Checker::resolveRef(const Slot &slot, uint32_t file, uint32_t begin, uint32_t end,
                          const Scope &scope) {
   std::string name(tree_.span(file, begin, end));
@@ -31,7 +39,7 @@ void Checker::resolveRef(const Slot &slot, uint32_t file, uint32_t begin, uint32
   if ((kind == RefKind::Event || kind == RefKind::EventOrTag) && among(kBuiltinEvents, name))
     return;
   if (kind == RefKind::EffectOrTag || kind == RefKind::Rule) {
-    bool effect = decls_.find(Namespace::Effect, name) != nullptr;
+    bool effect = decls_.find(Namespace::Effect, name) != nullptr || isCooldown(name);
     bool other = kind == RefKind::Rule ? decls_.find(Namespace::Ability, name) != nullptr
                                        : decls_.find(Namespace::Tag, name) != nullptr;
     if (!effect && !other)
@@ -55,6 +63,8 @@ void Checker::resolveRef(const Slot &slot, uint32_t file, uint32_t begin, uint32
     diags_.report(DiagKind::ChargedIsSetByNothing, loc, len);
     return;
   }
+  if (kind == RefKind::Effect && isCooldown(name))
+    return;
   const Decl *decl = decls_.find(namespaceOf(kind), name);
   if (kind == RefKind::Stat || kind == RefKind::Pool) {
     // A member of a stat by type: Resist.Fire
@@ -80,6 +90,16 @@ void Checker::resolveHead(uint32_t file, uint32_t begin, uint32_t end, const Sco
   std::string_view first = text(file, begin);
   if (scope.has(first))
     return;
+  if (scope.inPlay) {
+    char k = scope.playedKind(first);
+    if (k == 'a')
+      return;
+    if (k) {
+      diags_.report(DiagKind::PlayNameKind, tree_.loc(file, begin), length(file, begin), first,
+                    k == 'k' ? "an activation the play kept" : "a save", "an actor it named");
+      return;
+    }
+  }
   if (among(kRoots, first)) {
     checkRootPlace(file, begin, scope);
     return;
@@ -383,10 +403,73 @@ bool Checker::namesForItsBody(FormKind kind) {
   return kind == FormKind::StepForEach || kind == FormKind::StepPick;
 }
 
-void Checker::addGivenNames(NodeId n, Scope &scope) const {
+// The names a play line gives back: an activation it kept where one is
+// wanted (cancel, release, report, running, ended, a report's preview), a
+// save where a rewind goes.
+void Checker::checkPlayedNames(NodeId n, const Scope &scope) {
+  const Node &node = tree_.nodes[n];
+  const char *label = node.kind == FormKind::PlayRewind ? "name" : "kept";
+  const Slot *s = tree_.slot(n, label);
+  if (!s || s->kind != SlotKind::Name)
+    return;
+  char wanted = node.kind == FormKind::PlayRewind ? 's' : 'k';
+  std::string_view name = text(node.file, s->begin);
+  char k = scope.playedKind(name);
+  if (k == wanted)
+    return;
+  const char *what = wanted == 's' ? "a save" : "an activation it kept";
+  if (k == 0)
+    diags_.report(DiagKind::PlayNameUnknown, tree_.loc(node.file, s->begin),
+                  length(node.file, s->begin), name, what);
+  else
+    diags_.report(DiagKind::PlayNameKind, tree_.loc(node.file, s->begin),
+                  length(node.file, s->begin), name,
+                  k == 'a' ? "an actor the play named" : k == 'k' ? "an activation the play kept" : "a save",
+                  what);
+}
+
+// A play's names: each new, none a word of the language; a save may be
+// taken again under its name.
+void Checker::addPlayedName(NodeId n, const char *label, char kind, Scope &scope) {
+  const Slot *s = tree_.slot(n, label);
+  if (!s || s->kind != SlotKind::Name)
+    return;
+  uint32_t file = tree_.nodes[n].file;
+  std::string name(tree_.span(file, s->begin, s->end));
+  Loc loc = tree_.loc(file, s->begin);
+  auto len = static_cast<uint32_t>(name.size());
+  if (among(kReserved, name)) {
+    diags_.report(DiagKind::ReservedName, loc, len, name);
+    return;
+  }
+  if (char was = scope.playedKind(name)) {
+    if (!(was == 's' && kind == 's'))
+      diags_.report(DiagKind::PlayNameTwice, loc, len, name);
+    return;
+  }
+  scope.played.emplace_back(std::move(name), kind);
+}
+
+void Checker::addGivenNames(NodeId n, Scope &scope) {
   FormKind kind = tree_.nodes[n].kind;
   if (namesForItsBody(kind))
     return;
+  if (scope.inPlay) {
+    switch (kind) {
+    case FormKind::PlayMake: addPlayedName(n, "name", 'a', scope); break;
+    case FormKind::PlayFind:
+      addPlayedName(n, "name", 'a', scope);
+      addPlayedName(n, "flight", 'k', scope);
+      break;
+    case FormKind::PlayAct:
+      addPlayedName(n, "as", 'k', scope);
+      addPlayedName(n, "projectile", 'a', scope);
+      break;
+    case FormKind::PlaySave: addPlayedName(n, "name", 's', scope); break;
+    default: break;
+    }
+    return;
+  }
   for (const char *label : {"name", "as", "flight", "projectile"}) {
     const Slot *s = tree_.slot(n, label);
     if (s && s->kind == SlotKind::Name)
@@ -557,6 +640,7 @@ void Checker::resolveTree(NodeId n, Scope scope) {
   checkAssigns(n, scope);
   if (tree_.roles[node.file] == FileRole::Play) {
     checkSource(n);
+    checkPlayedNames(n, scope);
     checkPlayLine(n);
   } else {
     checkKinds(n, scope);

@@ -132,6 +132,13 @@ void Checker::checkPlayLine(NodeId n) {
     }
     break;
   }
+  case FormKind::PlayLink:
+  case FormKind::PlayMake:
+    checkPlayLinks(n);
+    break;
+  case FormKind::PlayCatalog:
+    checkCatalogLine(n);
+    break;
   case FormKind::ExpectValue:
     checkPlayedMember(n, "value", {RefKind::Stat, RefKind::Pool, RefKind::Pile});
     break;
@@ -154,6 +161,53 @@ void Checker::checkPlayLine(NodeId n) {
   default:
     break;
   }
+}
+
+// "link PLAYED LINK PLAYED | link LINK PLAYED": an actor's link, or a global
+// link, which is one actor for the whole world and no actor's own; a make's
+// with sets its actor's links.
+void Checker::checkPlayLinks(NodeId n) {
+  const Node &node = tree_.nodes[n];
+  auto isGlobal = [&](std::string_view link) {
+    const Decl *decl = decls_.find(Namespace::Shared, link);
+    return decl && decl->kind == RefKind::Link && decl->node != kNone &&
+           tree_.hasFlag(decl->node, "global");
+  };
+  if (node.kind == FormKind::PlayLink) {
+    const Slot *link = tree_.slot(n, "link");
+    if (!link)
+      return;
+    std::string_view name = text(node.file, link->begin);
+    bool global = isGlobal(name);
+    bool ofActor = tree_.slot(n, "actor") != nullptr;
+    if (global == ofActor)
+      diags_.report(DiagKind::PlayLinkForm, tree_.loc(node.file, link->begin),
+                    length(node.file, link->begin), name,
+                    global ? "a global link: `link LINK PLAYED`"
+                           : "an actor's link: `link PLAYED LINK PLAYED`");
+    return;
+  }
+  for (const Slot *assign : tree_.slotsNamed(n, "assign")) {
+    const Slot *name = tree_.slot(assign->value, "name");
+    uint32_t file = tree_.nodes[assign->value].file;
+    if (name && isGlobal(tree_.span(file, name->begin, name->end)))
+      diags_.report(DiagKind::PlayLinkForm, tree_.loc(file, name->begin),
+                    length(file, name->begin), text(file, name->begin),
+                    "a global link: `link LINK PLAYED`");
+  }
+}
+
+// "catalog CATALOG: … a path from the play file's folder with no spaces in
+// it … the file's first line": one path, said once.
+void Checker::checkCatalogLine(NodeId n) {
+  const Node &node = tree_.nodes[n];
+  const Slot *path = tree_.slot(n, "path");
+  if (path && tree_.span(node.file, path->begin, path->end).find(' ') != std::string_view::npos)
+    diags_.report(DiagKind::CatalogPathSpaces, tree_.loc(node.file, path->begin),
+                  length(node.file, path->begin));
+  if (n != tree_.fileFirstNode[node.file])
+    diags_.report(DiagKind::CatalogLineTwice, tree_.loc(node.file, node.begin),
+                  length(node.file, node.begin));
 }
 
 // `row ID DEFS`: each an effect, an ability or an archetype of the catalog,

@@ -391,6 +391,9 @@ private:
       checkEndTags(n, "types");
       checkEndTags(n, "moreTypes");
       break;
+    case FormKind::PlayDeal:
+      checkEndTags(n, "types");
+      break;
     case FormKind::StepHeal:
     case FormKind::StepGain:
     case FormKind::StepLose:

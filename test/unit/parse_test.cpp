@@ -11,7 +11,9 @@ TEST(Patterns, EveryFormCompilesAndHasAContext) {
   ASSERT_EQ(table.forms.size(), kFormCount);
   for (const FormPattern &form : table.forms) {
     EXPECT_FALSE(form.alts.empty()) << form.name;
-    EXPECT_NE(static_cast<uint32_t>(form.ctxs), 0u) << form.name;
+    // A link override is no line the parser reads: the checker makes one.
+    if (form.kind != FormKind::EffectLinkOverride)
+      EXPECT_NE(static_cast<uint32_t>(form.ctxs), 0u) << form.name;
   }
 }
 

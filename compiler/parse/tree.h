@@ -106,7 +106,7 @@ enum class RefKind : uint8_t {
   Template,
   Pile,
   Curve,
-  EventOrTag, // `blocks`: an event, or tags an event carries
+  EventOrTag,  // `blocks`: an event, or tags an event carries
   EffectOrTag, // what an actor holds: an effect, or a tag it carries
   Rule,        // the effect or ability whose rule raised an event
 };
@@ -129,7 +129,7 @@ struct Slot {
 
 struct Node {
   FormKind kind;
-  uint32_t file = 0; // index into SyntaxTree::files
+  uint32_t file = 0;           // index into SyntaxTree::files
   uint32_t begin = 0, end = 0; // tokens
   uint32_t firstSlot = 0, slotCount = 0;
   NodeId parent = kNone, firstChild = kNone, nextSibling = kNone;
@@ -148,7 +148,21 @@ enum class ExprKind : uint8_t {
 };
 
 enum class ExprOp : uint8_t {
-  None, Neg, Not, And, Or, Eq, Ne, Lt, Le, Gt, Ge, Add, Sub, Mul, Div,
+  None,
+  Neg,
+  Not,
+  And,
+  Or,
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  Add,
+  Sub,
+  Mul,
+  Div,
 };
 
 struct Expr {
@@ -187,6 +201,22 @@ struct SyntaxTree {
   const Slot *slot(NodeId node, std::string_view label) const;
   std::vector<const Slot *> slotsNamed(NodeId node, std::string_view label) const;
   bool hasFlag(NodeId node, std::string_view label) const { return slot(node, label) != nullptr; }
+
+  // Calls fn(begin, end) for each item of a list slot (names or dotted names,
+  // commas between them or not), its tokens begin..end.
+  template <typename Fn> void eachItem(uint32_t file, const Slot &slot, bool dotted, Fn fn) const {
+    uint32_t t = slot.begin;
+    while (t < slot.end) {
+      if (token(file, t).kind == TokenKind::Comma) {
+        ++t;
+        continue;
+      }
+      uint32_t begin = t++;
+      while (dotted && t + 1 < slot.end && token(file, t).kind == TokenKind::Dot)
+        t += 2;
+      fn(begin, t);
+    }
+  }
 };
 
 std::string_view labelText(uint16_t label);

@@ -66,13 +66,13 @@ private:
     bool inPlay = false;
     // Where the roots mean something.
     bool inAbility = false;
-    bool eventInHand = false; // a rule hearing an event, an ability's lines
-    bool it = false;          // a candidate read as it: a query, a sort, a table row
-    bool flight = false;      // an ability that flies: projectile
-    bool beat = false;        // a channel's every and broken by: self.beats
-    bool listTargets = false; // an ability whose target clause takes a list: targets
-    bool byTypeBare = false;  // a scale or a convert: a stat by type read bare
-    bool inTemplate = false;  // a template's own lines: `...` joins a term
+    bool eventInHand = false;    // a rule hearing an event, an ability's lines
+    bool it = false;             // a candidate read as it: a query, a sort, a table row
+    bool flight = false;         // an ability that flies: projectile
+    bool beat = false;           // a channel's every and broken by: self.beats
+    bool listTargets = false;    // an ability whose target clause takes a list: targets
+    bool byTypeBare = false;     // a scale or a convert: a stat by type read bare
+    bool inTemplate = false;     // a template's own lines: `...` joins a term
     bool aimIsDirection = false; // an ability aimed at a direction: its target is no place
 
     // What a play has named: an actor ('a', make, find, a flight's
@@ -115,14 +115,14 @@ private:
   ValueKind memberOfActor(uint32_t file, uint32_t tok, uint32_t end) const;
   ValueKind pathKind(uint32_t file, uint32_t begin, uint32_t end, const Scope &scope) const;
   ValueKind exprKind(ExprId id, const Scope &scope) const;
-  void wantKind(ExprId id, ValueKind wanted, const Scope &scope,
-                const char *wantedText = nullptr);
+  void wantKind(ExprId id, ValueKind wanted, const Scope &scope, const char *wantedText = nullptr);
   void checkArithmetic(ExprId id, const Scope &scope);
   static bool wantsNumber(std::string_view label);
   static bool wantsActor(FormKind form, std::string_view label);
   static bool wantsInstance(FormKind form, std::string_view label);
   static bool wantsAbility(FormKind form, std::string_view label);
   void checkVarKind(NodeId n, std::string_view wanted, const Scope &scope);
+  void wantPathKind(uint32_t file, const Slot &slot, ValueKind wanted, const Scope &scope);
   void checkKinds(NodeId n, const Scope &scope);
 
   // ---- a play's expectations -------------------------------------------------

@@ -52,17 +52,7 @@ void Checker::declareTag(uint32_t file, uint32_t begin, uint32_t end, NodeId nod
 
 void Checker::eachListItem(const Slot &slot, uint32_t file, bool dotted,
                            const std::function<void(uint32_t, uint32_t)> &fn) {
-  uint32_t t = slot.begin;
-  while (t < slot.end) {
-    if (tree_.token(file, t).kind == TokenKind::Comma) {
-      ++t;
-      continue;
-    }
-    uint32_t begin = t++;
-    while (dotted && t + 1 < slot.end && tree_.token(file, t).kind == TokenKind::Dot)
-      t += 2;
-    fn(begin, t);
-  }
+  tree_.eachItem(file, slot, dotted, fn);
 }
 
 void Checker::onceAcrossCatalog(NodeId n, const char *form, NodeId &seen) {

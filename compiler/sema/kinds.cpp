@@ -212,6 +212,17 @@ bool Checker::wantsActor(FormKind form, std::string_view label) {
   }
 }
 
+// A dotted name in a slot that names one kind of thing.
+void Checker::wantPathKind(uint32_t file, const Slot &slot, ValueKind wanted, const Scope &scope) {
+  ValueKind got = pathKind(file, slot.begin, slot.end, scope);
+  if (got == ValueKind::Unknown || got == wanted)
+    return;
+  std::string written(tree_.span(file, slot.begin, slot.end));
+  diags_.report(DiagKind::KindMismatch, tree_.loc(file, slot.begin),
+                static_cast<uint32_t>(written.size()), written, valueKindWithArticle(got),
+                valueKindWithArticle(wanted));
+}
+
 // The slots that name one held instance (a handle), and the abilities a step
 // names.
 bool Checker::wantsInstance(FormKind form, std::string_view label) {
@@ -234,11 +245,11 @@ void Checker::checkVarKind(NodeId n, std::string_view wanted, const Scope &scope
   uint32_t file = tree_.nodes[n].file;
   std::string_view name = text(file, var->begin);
   auto phrase = [](std::string_view kind) {
-    return kind.empty()          ? "a number"
-           : kind == "actor"     ? "an actor"
-           : kind == "tag"       ? "a tag"
-           : kind == "ability"   ? "an ability"
-                                 : "a held instance";
+    return kind.empty()        ? "a number"
+           : kind == "actor"   ? "an actor"
+           : kind == "tag"     ? "a tag"
+           : kind == "ability" ? "an ability"
+                               : "a held instance";
   };
   for (size_t i = 0; i < scope.vars.size(); ++i)
     if (scope.vars[i] == name && scope.varKinds[i] != wanted)
@@ -277,21 +288,9 @@ void Checker::checkKinds(NodeId n, const Scope &scope) {
         wantKind(slot.value, ValueKind::Instance, scope,
                  node.kind == FormKind::StepRemove ? "a held instance or an effect" : nullptr);
     } else if (slot.kind == SlotKind::Path && wantsAbility(node.kind, label)) {
-      ValueKind got = pathKind(node.file, slot.begin, slot.end, scope);
-      if (got != ValueKind::Unknown && got != ValueKind::Ability) {
-        std::string written(tree_.span(node.file, slot.begin, slot.end));
-        diags_.report(DiagKind::KindMismatch, tree_.loc(node.file, slot.begin),
-                      static_cast<uint32_t>(written.size()), written, valueKindWithArticle(got),
-                      "an ability");
-      }
+      wantPathKind(node.file, slot, ValueKind::Ability, scope);
     } else if (slot.kind == SlotKind::Path && wantsActor(node.kind, label)) {
-      ValueKind got = pathKind(node.file, slot.begin, slot.end, scope);
-      if (got != ValueKind::Unknown && got != ValueKind::Actor) {
-        std::string written(tree_.span(node.file, slot.begin, slot.end));
-        diags_.report(DiagKind::KindMismatch, tree_.loc(node.file, slot.begin),
-                      static_cast<uint32_t>(written.size()), written, valueKindWithArticle(got),
-                      "an actor");
-      }
+      wantPathKind(node.file, slot, ValueKind::Actor, scope);
     } else if (slot.kind == SlotKind::Part) {
       Scope partScope = scope;
       FormKind part = tree_.nodes[slot.value].kind;

@@ -22,8 +22,7 @@ bool Checker::declaredAnywhere(std::string_view name) const {
 // ABILITY.cooldown: "an effect the ability puts on its caster".
 bool Checker::isCooldown(std::string_view name) const {
   constexpr std::string_view kSuffix = ".cooldown";
-  return name.size() > kSuffix.size() &&
-         name.substr(name.size() - kSuffix.size()) == kSuffix &&
+  return name.size() > kSuffix.size() && name.substr(name.size() - kSuffix.size()) == kSuffix &&
          decls_.find(Namespace::Ability, name.substr(0, name.size() - kSuffix.size()));
 }
 
@@ -314,8 +313,8 @@ Checker::Scope Checker::definitionScope(NodeId n, Scope scope) {
   switch (node.kind) {
   case FormKind::Template:
   case FormKind::Replace:
-    scope.inTemplate = scope.inTemplate || node.kind == FormKind::Template ||
-                       slotText(n, "kind") == "template";
+    scope.inTemplate =
+        scope.inTemplate || node.kind == FormKind::Template || slotText(n, "kind") == "template";
     for (const Slot *p : tree_.slotsNamed(n, "param"))
       if (const Slot *name = tree_.slot(p->value, "name"))
         scope.locals.emplace_back(text(node.file, name->begin));
@@ -327,8 +326,7 @@ Checker::Scope Checker::definitionScope(NodeId n, Scope scope) {
       if (const Decl *decl = decls_.find(Namespace::Shared, slotText(n, "target")))
         for (const Slot *p : tree_.slotsNamed(decl->parts.front(), "param"))
           if (const Slot *name = tree_.slot(p->value, "name"))
-            scope.locals.emplace_back(
-                text(tree_.nodes[decl->parts.front()].file, name->begin));
+            scope.locals.emplace_back(text(tree_.nodes[decl->parts.front()].file, name->begin));
     }
     break;
   default:
@@ -424,7 +422,9 @@ void Checker::checkPlayedNames(NodeId n, const Scope &scope) {
   else
     diags_.report(DiagKind::PlayNameKind, tree_.loc(node.file, s->begin),
                   length(node.file, s->begin), name,
-                  k == 'a' ? "an actor the play named" : k == 'k' ? "an activation the play kept" : "a save",
+                  k == 'a'   ? "an actor the play named"
+                  : k == 'k' ? "an activation the play kept"
+                             : "a save",
                   what);
 }
 
@@ -456,7 +456,9 @@ void Checker::addGivenNames(NodeId n, Scope &scope) {
     return;
   if (scope.inPlay) {
     switch (kind) {
-    case FormKind::PlayMake: addPlayedName(n, "name", 'a', scope); break;
+    case FormKind::PlayMake:
+      addPlayedName(n, "name", 'a', scope);
+      break;
     case FormKind::PlayFind:
       addPlayedName(n, "name", 'a', scope);
       addPlayedName(n, "flight", 'k', scope);
@@ -465,8 +467,11 @@ void Checker::addGivenNames(NodeId n, Scope &scope) {
       addPlayedName(n, "as", 'k', scope);
       addPlayedName(n, "projectile", 'a', scope);
       break;
-    case FormKind::PlaySave: addPlayedName(n, "name", 's', scope); break;
-    default: break;
+    case FormKind::PlaySave:
+      addPlayedName(n, "name", 's', scope);
+      break;
+    default:
+      break;
     }
     return;
   }
@@ -556,10 +561,9 @@ void Checker::checkMembers(uint32_t file, uint32_t begin, uint32_t end, const Sc
   std::string_view first = text(file, begin);
   uint32_t t = begin + 2;
   if (first == "event") {
-    constexpr std::string_view kFields[] = {"sent",   "amount",  "landed", "overflow",
-                                            "before", "after",   "subject", "source",
-                                            "credit", "target",  "targets", "ability",
-                                            "grant",  "charged"};
+    constexpr std::string_view kFields[] = {"sent",    "amount",  "landed", "overflow", "before",
+                                            "after",   "subject", "source", "credit",   "target",
+                                            "targets", "ability", "grant",  "charged"};
     std::string_view field = text(file, t);
     const Decl *prop = decls_.find(Namespace::Shared, field);
     if (!among(kFields, field) && !(prop && prop->kind == RefKind::Prop)) {
@@ -571,9 +575,8 @@ void Checker::checkMembers(uint32_t file, uint32_t begin, uint32_t end, const Sc
     t += 2;
   } else {
     const Decl *shared = decls_.find(Namespace::Shared, first);
-    bool actor = first == "holder" || first == "source" || first == "credit" ||
-                 first == "target" || first == "projectile" ||
-                 (shared && shared->kind == RefKind::Link);
+    bool actor = first == "holder" || first == "source" || first == "credit" || first == "target" ||
+                 first == "projectile" || (shared && shared->kind == RefKind::Link);
     if (!actor)
       return;
   }
@@ -593,8 +596,7 @@ void Checker::checkMembers(uint32_t file, uint32_t begin, uint32_t end, const Sc
 
 // "read bare in a scale or a convert, the member for the portion it acts on,
 // and anywhere else refused": a path ending in a stat by type, no member.
-void Checker::checkStatByTypeBare(uint32_t file, uint32_t begin, uint32_t end,
-                                  const Scope &scope) {
+void Checker::checkStatByTypeBare(uint32_t file, uint32_t begin, uint32_t end, const Scope &scope) {
   if (scope.byTypeBare || scope.has(text(file, begin)))
     return;
   uint32_t last = end - 1;

@@ -124,7 +124,8 @@ void Checker::checkPlayLine(NodeId n) {
     if (node.kind == FormKind::PlayRow) {
       checkRowDefinitions(n);
       // "in the file's head, before its plays"
-      for (NodeId p = tree_.fileFirstNode[file]; p != n && p != kNone; p = tree_.nodes[p].nextSibling)
+      for (NodeId p = tree_.fileFirstNode[file]; p != n && p != kNone;
+           p = tree_.nodes[p].nextSibling)
         if (tree_.nodes[p].kind == FormKind::Play) {
           diags_.report(DiagKind::RowAfterPlay, tree_.loc(file, node.begin), 3);
           break;
@@ -191,9 +192,8 @@ void Checker::checkPlayLinks(NodeId n) {
     const Slot *name = tree_.slot(assign->value, "name");
     uint32_t file = tree_.nodes[assign->value].file;
     if (name && isGlobal(tree_.span(file, name->begin, name->end)))
-      diags_.report(DiagKind::PlayLinkForm, tree_.loc(file, name->begin),
-                    length(file, name->begin), text(file, name->begin),
-                    "a global link: `link LINK PLAYED`");
+      diags_.report(DiagKind::PlayLinkForm, tree_.loc(file, name->begin), length(file, name->begin),
+                    text(file, name->begin), "a global link: `link LINK PLAYED`");
   }
 }
 

@@ -141,18 +141,7 @@ private:
 
   // The items of a names or tags list: each dotted name's tokens.
   void eachItem(NodeId n, const Slot &s, const std::function<void(uint32_t, uint32_t)> &fn) const {
-    uint32_t f = node(n).file;
-    uint32_t t = s.begin;
-    while (t < s.end) {
-      if (tree_.token(f, t).kind == TokenKind::Comma) {
-        ++t;
-        continue;
-      }
-      uint32_t begin = t++;
-      while (t + 1 < s.end && tree_.token(f, t).kind == TokenKind::Dot)
-        t += 2;
-      fn(begin, t);
-    }
+    tree_.eachItem(node(n).file, s, true, fn);
   }
 
   static const char *phaseWord(FormKind kind) {

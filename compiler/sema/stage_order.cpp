@@ -42,15 +42,8 @@ std::vector<std::string> listOf(const SyntaxTree &tree, NodeId n, const char *la
   if (!slot)
     return items;
   uint32_t file = tree.nodes[n].file;
-  for (uint32_t t = slot->begin; t < slot->end; ++t) {
-    TokenKind kind = tree.token(file, t).kind;
-    if (kind == TokenKind::Comma)
-      continue;
-    uint32_t b = t;
-    while (t + 2 < slot->end && tree.token(file, t + 1).kind == TokenKind::Dot)
-      t += 2;
-    items.emplace_back(tree.span(file, b, t + 1));
-  }
+  tree.eachItem(file, *slot, true,
+                [&](uint32_t b, uint32_t e) { items.emplace_back(tree.span(file, b, e)); });
   return items;
 }
 

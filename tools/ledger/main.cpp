@@ -1,11 +1,18 @@
 // ledger: the command line. `check` reads and checks a catalog or a play
 // file; `build`, `play` and `ir` are the compiler's later stages.
 #include "driver/frontend.h"
+#include "codegen/codegen.h"
+#include "eval/eval.h"
+#include "ir/ir.h"
+#include "play_runner.h"
 #include "parse/parse.h"
 
 #include <llvm/Config/llvm-config.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -23,8 +30,13 @@ commands:
                         or folder) or a .play file and the catalog it names;
                         --dump prints the checked syntax tree
   build PATH -o PACK    compile a catalog into a content pack (.so)
-  play FILE...          run the plays of .play files against their catalogs
-  ir PATH               print a catalog's IR
+  play FILE... [--engine compiled|reference] [--results OUT] [--journal OUT]
+                        run the plays of .play files against their catalogs,
+                        on a pack built for each (compiled, the default) or
+                        the reference engine; --results writes the PASS and
+                        FAIL lines to OUT too, --journal every play's journal
+  ir PATH [--llvm]      print a catalog's IR, or with --llvm the optimised
+                        LLVM IR of its pack
 
 options:
   --help                show this help
@@ -68,13 +80,169 @@ int check(const std::vector<std::string_view> &args) {
   return 0;
 }
 
-// A stage of the compiler that this build doesn't have yet says so.
-int notBuilt(std::string_view command) {
-  std::fprintf(stderr,
-               "ledger: `%.*s` is not built yet: this version reads and checks catalogs "
-               "(ledger check) and does nothing else\n",
-               int(command.size()), command.data());
-  return 2;
+// Loads and checks a catalog and lowers it, printing what was refused.
+std::unique_ptr<ledger::Frontend> loadAndLower(const std::string &path, ledger::pack::Tables &tables) {
+  auto fe = ledger::runFrontend(path);
+  if (fe->ok())
+    tables = ledger::ir::lower(fe->tree, fe->decls, fe->diags);
+  fe->diags.print(stderr);
+  if (!fe->ok())
+    std::fprintf(stderr, "%zu error%s, %zu warning%s\n", fe->diags.errorCount(),
+                 fe->diags.errorCount() == 1 ? "" : "s", fe->diags.warningCount(),
+                 fe->diags.warningCount() == 1 ? "" : "s");
+  return fe;
+}
+
+int ir(const std::vector<std::string_view> &args) {
+  std::string path;
+  bool llvm = false;
+  for (std::string_view arg : args) {
+    if (arg == "--llvm")
+      llvm = true;
+    else if (arg.starts_with("-") || !path.empty())
+      return usageError("ir takes one path, a catalog, and --llvm");
+    else
+      path = arg;
+  }
+  if (path.empty())
+    return usageError("ir takes one path: a catalog");
+  ledger::pack::Tables tables;
+  auto fe = loadAndLower(path, tables);
+  if (!fe->ok())
+    return 1;
+  if (llvm) {
+    std::string blob = ledger::pack::serialize(tables);
+    std::fputs(ledger::codegen::packIR(tables, blob, ledger::pack::hashBlob(blob)).c_str(), stdout);
+    return 0;
+  }
+  std::fputs(ledger::ir::print(tables).c_str(), stdout);
+  return 0;
+}
+
+// Builds a compiled pack of the tables at out; false, having said why.
+bool buildPackFile(const ledger::pack::Tables &tables, const std::string &out) {
+  std::string blob = ledger::pack::serialize(tables);
+  std::string error;
+  if (!ledger::codegen::buildPack(tables, blob, ledger::pack::hashBlob(blob), out, error)) {
+    std::fprintf(stderr, "ledger: can't build the pack: %s\n", error.c_str());
+    return false;
+  }
+  return true;
+}
+
+int build(const std::vector<std::string_view> &args) {
+  std::string path, out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "-o" && i + 1 < args.size())
+      out = args[++i];
+    else if (args[i].starts_with("-") || !path.empty())
+      return usageError("build takes a catalog and -o PACK");
+    else
+      path = args[i];
+  }
+  if (path.empty() || out.empty())
+    return usageError("build takes a catalog and -o PACK");
+  ledger::pack::Tables tables;
+  auto fe = loadAndLower(path, tables);
+  if (!fe->ok())
+    return 1;
+  return buildPackFile(tables, out) ? 0 : 1;
+}
+
+// A folder of its own for the packs a play run builds, gone when it ends.
+struct TempDir {
+  std::string path;
+  TempDir() {
+    std::string base = (std::filesystem::temp_directory_path() / "ledger-play-XXXXXX").string();
+    std::vector<char> buf(base.begin(), base.end());
+    buf.push_back(0);
+    if (mkdtemp(buf.data()))
+      path = buf.data();
+  }
+  ~TempDir() {
+    if (!path.empty()) {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
+  }
+};
+
+int play(const std::vector<std::string_view> &args) {
+  std::vector<std::string> files;
+  std::string engine = "compiled", results, journalPath;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--engine" && i + 1 < args.size())
+      engine = args[++i];
+    else if (args[i] == "--results" && i + 1 < args.size())
+      results = args[++i];
+    else if (args[i] == "--journal" && i + 1 < args.size())
+      journalPath = args[++i];
+    else if (args[i].starts_with("-"))
+      return usageError(("play: unknown option " + std::string(args[i])).c_str());
+    else
+      files.emplace_back(args[i]);
+  }
+  if (files.empty())
+    return usageError("play needs one or more .play files");
+  if (engine != "compiled" && engine != "reference")
+    return usageError("--engine is compiled or reference");
+  TempDir temp;
+  std::string report, journal;
+  ledger::play::Totals totals;
+  std::FILE *out = stdout;
+  bool refused = false;
+  for (size_t f = 0; f < files.size(); ++f) {
+    ledger::pack::Tables tables;
+    auto fe = loadAndLower(files[f], tables);
+    if (!fe->ok()) {
+      refused = true;
+      continue;
+    }
+    std::unique_ptr<ledger::rt::Pack> pack;
+    if (engine == "reference") {
+      pack = ledger::rt::Pack::reference(std::move(tables), ledger::eval::evaluator());
+    } else {
+      std::string so = temp.path + "/pack" + std::to_string(f) + ".so";
+      if (!buildPackFile(tables, so))
+        return 1;
+      std::string why;
+      pack = ledger::rt::Pack::load(so, why);
+      if (!pack) {
+        std::fprintf(stderr, "ledger: the pack %s is refused: %s\n", so.c_str(), why.c_str());
+        return 1;
+      }
+    }
+    for (uint32_t file = 0; file < fe->tree.files.size(); ++file)
+      if (fe->tree.roles[file] == ledger::FileRole::Play) {
+        char *buf = nullptr;
+        size_t len = 0;
+        std::FILE *mem = open_memstream(&buf, &len);
+        ledger::play::runPlays(fe->tree, file, *pack, mem, totals,
+                               journalPath.empty() ? nullptr : &journal);
+        std::fclose(mem);
+        std::fwrite(buf, 1, len, out);
+        report.append(buf, len);
+        std::free(buf);
+      }
+  }
+  std::string tally = std::to_string(totals.passed) + " passed, " + std::to_string(totals.failed) + " failed\n";
+  std::fputs(tally.c_str(), out);
+  report += tally;
+  auto write = [](const std::string &path, const std::string &text) {
+    if (path.empty())
+      return true;
+    std::FILE *f = std::fopen(path.c_str(), "w");
+    if (!f) {
+      std::fprintf(stderr, "ledger: can't write %s\n", path.c_str());
+      return false;
+    }
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fclose(f);
+    return true;
+  };
+  if (!write(results, report) || !write(journalPath, journal))
+    return 2;
+  return refused || totals.failed ? 1 : 0;
 }
 
 } // namespace
@@ -95,7 +263,11 @@ int main(int argc, char **argv) {
   }
   if (command == "check")
     return check(rest);
-  if (command == "build" || command == "play" || command == "ir")
-    return notBuilt(command);
+  if (command == "ir")
+    return ir(rest);
+  if (command == "build")
+    return build(rest);
+  if (command == "play")
+    return play(rest);
   return usageError(("unknown command `" + std::string(command) + "`").c_str());
 }

@@ -1,0 +1,74 @@
+// The code generator's pieces, shared between its files only.
+#pragma once
+
+#include "codegen/codegen.h"
+
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace ledger::codegen::detail {
+
+// Fields of LedgerFrame and LedgerKernelApi, in their declared order.
+enum class FrameField : unsigned { Api, Kernel, Locals, Vars };
+enum class ApiSlot : unsigned { Read, Step, ListOpen, ListItem, ListClose, Math, Fault };
+
+// The builder of one body function, with the types and kernel calls every
+// lowering needs.
+struct Emitter {
+  explicit Emitter(llvm::Module &module);
+
+  llvm::LLVMContext &ctx;
+  llvm::Module &module;
+  llvm::IRBuilder<> b;
+  llvm::Function *fn = nullptr;
+  llvm::Value *frame = nullptr;
+  llvm::IntegerType *i1, *i32, *i64, *i128;
+  llvm::PointerType *ptr;
+  llvm::StructType *frameType, *apiType;
+
+  llvm::ConstantInt *c64(int64_t v) const;
+  llvm::ConstantInt *c32(uint32_t v) const;
+  llvm::BasicBlock *newBlock(const llvm::Twine &name);
+  // Allocas go in the entry block so optimisation can promote them.
+  llvm::AllocaInst *entryAlloca(llvm::Type *type, const llvm::Twine &name);
+  llvm::Value *frameField(FrameField field);
+  llvm::Value *callKernel(ApiSlot slot, llvm::ArrayRef<llvm::Value *> argsAfterFrame);
+  void callFault(uint32_t code);
+  llvm::FunctionType *kernelType(ApiSlot slot) const;
+};
+
+// Numbers (runtime/number.cpp, bit for bit); a fault calls the kernel's fault
+// and gives 0.
+llvm::Value *emitNeg(Emitter &e, llvm::Value *a);
+llvm::Value *emitAdd(Emitter &e, llvm::Value *a, llvm::Value *b);
+llvm::Value *emitSub(Emitter &e, llvm::Value *a, llvm::Value *b);
+llvm::Value *emitMul(Emitter &e, llvm::Value *a, llvm::Value *b);
+llvm::Value *emitDiv(Emitter &e, llvm::Value *a, llvm::Value *b);
+llvm::Value *emitFloor(Emitter &e, llvm::Value *a);
+llvm::Value *emitCeil(Emitter &e, llvm::Value *a);
+llvm::Value *emitTrunc(Emitter &e, llvm::Value *a);
+llvm::Value *emitRound(Emitter &e, llvm::Value *a);
+llvm::Value *emitAbs(Emitter &e, llvm::Value *a);
+// An i1 as a number: 1000000 or 0.
+llvm::Value *emitTruth(Emitter &e, llvm::Value *cond);
+
+// The whole pack as a module: body functions, the blob, the descriptor and
+// its exported accessor, laid out for the machine. Null, with why, when the
+// tables don't hold together.
+std::unique_ptr<llvm::Module> lowerPack(llvm::LLVMContext &ctx, const llvm::TargetMachine &machine,
+                                        const pack::Tables &tables, std::string_view blob,
+                                        uint64_t hash, std::string &error);
+
+std::unique_ptr<llvm::TargetMachine> hostTargetMachine(OptLevel level, std::string &error);
+void optimise(llvm::Module &module, llvm::TargetMachine &machine, OptLevel level);
+bool emitObject(llvm::Module &module, llvm::TargetMachine &machine,
+                llvm::SmallVectorImpl<char> &object, std::string &error);
+bool linkShared(const std::string &objectPath, const std::string &outPath, std::string &error);
+
+} // namespace ledger::codegen::detail

@@ -1,0 +1,755 @@
+// Lowering, definitions: effects, abilities and archetypes from their parts
+// (their parent's, their template's, their own and their extends' lines, in
+// that order), and the run that lowers a whole catalog.
+#include "ir/lowerer.h"
+
+#include "pack_abi.h"
+
+#include <algorithm>
+
+namespace ledger::ir {
+
+using pack::Action;
+using pack::ActionOp;
+using pack::Block;
+using pack::Body;
+using pack::BodyKind;
+using pack::BuiltinEvent;
+using pack::BuiltinTag;
+using pack::ClockKind;
+using pack::Cost;
+using pack::Curve;
+using pack::Effect;
+using pack::EventField;
+using pack::EventRole;
+using pack::Filter;
+using pack::Fold;
+using pack::FoldKind;
+using pack::FullMode;
+using pack::InstanceField;
+using pack::Lasts;
+using pack::LastsKind;
+using pack::LinkOverride;
+using pack::ModOp;
+using pack::Modifier;
+using pack::Prop;
+using pack::PropKind;
+using pack::Quantifier;
+using pack::Query;
+using pack::QueryKind;
+using pack::Read;
+using pack::ReadOp;
+using pack::Requirement;
+using pack::Rise;
+using pack::Rounding;
+using pack::Rule;
+using pack::RuleKind;
+using pack::Side;
+using pack::StackMode;
+using pack::StackPolicy;
+using pack::Step;
+using pack::StepOp;
+using pack::Subject;
+using pack::Tag;
+using pack::TagSet;
+using pack::TargetKind;
+using pack::Value;
+using pack::ValueKind;
+using pack::Var;
+using pack::VarKind;
+using pack::Who;
+using pack::WhoClause;
+using pack::Ability;
+using pack::Archetype;
+using pack::ArchetypeValue;
+using namespace pack::flags;
+
+static bool isStepForm(FormKind k) {
+  switch (k) {
+  case FormKind::StepIf: case FormKind::StepElse: case FormKind::StepForEach:
+  case FormKind::StepDeal: case FormKind::StepHeal: case FormKind::StepGain:
+  case FormKind::StepLose: case FormKind::StepSetLink: case FormKind::StepSet:
+  case FormKind::StepApply: case FormKind::StepRemove: case FormKind::StepRaise:
+  case FormKind::StepCreate: case FormKind::StepDestroy: case FormKind::StepRevive:
+  case FormKind::StepStop: case FormKind::StepLet: case FormKind::StepSelf:
+  case FormKind::StepRepeat: case FormKind::StepCast: case FormKind::StepPick:
+  case FormKind::StepOutcome: case FormKind::StepRequest: case FormKind::StepCopy:
+  case FormKind::StepMove: case FormKind::StepDraw: case FormKind::StepShuffle:
+  case FormKind::StepBecome: case FormKind::BeforeScaleDuration:
+  case FormKind::BeforeAddDuration: case FormKind::BeforeAtMost:
+    return true;
+  default:
+    return false;
+  }
+}
+
+pack::WhoClause Lowerer::lowerWho(NodeId n, std::string_view label, BodyScope &scope) {
+  WhoClause w;
+  const Slot *s = tree_.slot(n, label);
+  if (!s)
+    return w;
+  NodeId who = s->value;
+  std::string side = slotText(who, "side");
+  if (side.empty()) {
+    std::string actor = slotText(who, "actor");
+    if (actor == "holder") {
+      w.who = Who::Holder;
+      return w;
+    }
+    w.who = Who::Actor;
+    w.body = pathBody(who, "actor", scope);
+    return w;
+  }
+  w.who = side == "anyone"                 ? Who::Anyone
+          : side.starts_with("enem")       ? Who::Enemies
+          : side.starts_with("other all")  ? Who::OtherAllies
+          : side.starts_with("other")      ? Who::Others
+                                           : Who::Allies;
+  return w;
+}
+
+pack::Filter Lowerer::lowerFilter(NodeId part, BodyScope &scope) {
+  Filter f;
+  std::string ev = slotText(part, "event");
+  if (ev == "any") {
+    f.any = true;
+  } else if (Id e = find(events_, ev); e != kNoId) {
+    f.event = e;
+  } else if (Id p = valueId(ev); p != kNoId) {
+    f.event = Id(BuiltinEvent::Change);
+    f.pool = p;
+  } else {
+    f.tag = tagId(ev);
+  }
+  if (const Slot *p = tree_.slot(part, "pool"); p)
+    f.pool = valueId(slotText(part, "pool"));
+  f.having = tagsOf(part, "having", false);
+  f.unless = tagsOf(part, "unless", false);
+  f.prevented = tree_.hasFlag(part, "prevented");
+  f.of = lowerWho(part, "of", scope);
+  f.by = lowerWho(part, "by", scope);
+  f.credited = lowerWho(part, "credited", scope);
+  f.targeting = lowerWho(part, "targeting", scope);
+  if (f.of.who == Who::Unsaid && f.by.who == Who::Unsaid && f.credited.who == Who::Unsaid &&
+      f.targeting.who == Who::Unsaid)
+    f.of.who = Who::Holder; // saying none, of holder
+  return f;
+}
+
+// Whether a modifier's amount reads beyond its holder's own values, so it is
+// worked out as the effect goes on and kept.
+bool Lowerer::readsBeyondHolder(Id id) const {
+  const pack::Expr &e = t_.exprs[id];
+  if (e.op == pack::ExprOp::Fold)
+    return true;
+  if (e.op == pack::ExprOp::Read) {
+    const pack::Read &r = t_.reads[e.imm];
+    if (r.op == ReadOp::Value || r.op == ReadOp::ValueExcept) {
+      const pack::Expr &actor = t_.exprs[t_.exprArgs[e.argsBegin]];
+      if (!(actor.op == pack::ExprOp::Local && actor.imm == LEDGER_SLOT_HOLDER))
+        return true;
+    } else if (r.op != ReadOp::Curve && r.op != ReadOp::EventProp && r.op != ReadOp::EventField) {
+      return true;
+    }
+  }
+  for (Id k : {e.a, e.b, e.c})
+    if (k != kNoId && readsBeyondHolder(k))
+      return true;
+  for (uint32_t i = 0; i < e.argCount; ++i)
+    if (readsBeyondHolder(t_.exprArgs[e.argsBegin + i]))
+      return true;
+  return false;
+}
+
+void Lowerer::lowerRule(Id effect, NodeId c, RuleKind kind, std::vector<Rule> &rules) {
+  BodyScope scope;
+  scope.effect = effect;
+  Rule r;
+  r.kind = kind;
+  r.owner = effect;
+  r.line = lineOf(c);
+  uint32_t file = tree_.nodes[c].file;
+  if (const Slot *f = tree_.slot(c, "filter"))
+    r.filter = lowerFilter(f->value, scope);
+  if (tree_.slot(c, "stage"))
+    r.stage = find(stages_, slotText(c, "stage"));
+  r.oncePerChain = tree_.hasFlag(c, "once per chain");
+  r.creditHolder = tree_.hasFlag(c, "credit holder");
+  if (const Slot *w = tree_.slot(c, "when"))
+    r.whenBody = formulaBody(file, w->value, scope, r.line);
+  if (const Slot *i = tree_.slot(c, "interval"))
+    r.intervalBody = formulaBody(file, i->value, scope, r.line);
+  if (kind == RuleKind::Each)
+    r.countBody = formulaBody(file, tree_.slot(c, "count")->value, scope, r.line);
+  r.having = tagsOf(c, "having", false);
+  r.unless = tagsOf(c, "unless", false);
+  if (kind != RuleKind::EndsOn && kind != RuleKind::Each)
+    r.steps = stepsBody(childrenOf(c), scope, c);
+  r.index = uint32_t(rules.size());
+  rules.push_back(r);
+}
+
+void Lowerer::lowerEffectClause(Id id, NodeId c, std::vector<Rule> &rules,
+                                std::vector<Modifier> &mods, std::vector<Block> &blocks,
+                                std::vector<LinkOverride> &overrides, std::vector<Id> &grants) {
+  Effect &e = t_.effects[id];
+  BodyScope scope;
+  scope.effect = id;
+  uint32_t file = tree_.nodes[c].file;
+  uint32_t line = lineOf(c);
+  switch (tree_.nodes[c].kind) {
+  case FormKind::EffectVar:
+    break; // gathered first
+  case FormKind::EffectTags: {
+    TagSet more = tagsOf(c, "tags", true);
+    std::vector<uint64_t> bits(t_.tagSet(e.tags), t_.tagSet(e.tags) + t_.tagWords);
+    for (uint32_t w = 0; w < t_.tagWords; ++w)
+      bits[w] |= t_.tagSet(more)[w];
+    t_.effects[id].tags = internSet(bits);
+    break;
+  }
+  case FormKind::EffectStack: {
+    StackPolicy s;
+    std::string mode = slotText(c, "mode");
+    s.mode = mode == "add"        ? StackMode::Add
+             : mode == "separate" ? StackMode::Separate
+             : mode == "refresh"  ? StackMode::Refresh
+             : mode == "extend"   ? StackMode::Extend
+             : mode == "ignore"   ? StackMode::Ignore
+                                  : StackMode::Replace;
+    if (const Slot *m = tree_.slot(c, "max"))
+      s.maxBody = formulaBody(file, m->value, scope, line);
+    std::string full = slotText(c, "full");
+    s.full = full == "refuse"     ? FullMode::Refuse
+             : full == "oldest"   ? FullMode::Oldest
+             : full == "shortest" ? FullMode::Shortest
+             : full == "refresh"  ? FullMode::Refresh
+                                  : FullMode::Unsaid;
+    s.perSource = tree_.hasFlag(c, "per source");
+    s.isSigned = tree_.hasFlag(c, "signed");
+    if (const Slot *st = tree_.slot(c, "stronger"))
+      s.strongerBody = formulaBody(file, st->value, scope, line);
+    if (const Slot *k = tree_.slot(c, "keep")) {
+      s.keepSaid = true;
+      s.keepUpTo = tree_.token(file, k->begin).value.raw;
+    }
+    t_.effects[id].stack = s;
+    break;
+  }
+  case FormKind::EffectLasts: {
+    Lasts l = e.lasts;
+    if (const Slot *time = tree_.slot(c, "time")) {
+      l.kind = l.kind == LastsKind::Count ? LastsKind::Count : LastsKind::Time;
+      l.timeBody = formulaBody(file, time->value, scope, line);
+      l.oneAtATime = tree_.hasFlag(c, "one at a time");
+    } else if (tree_.slot(c, "unit")) {
+      l.kind = LastsKind::Turns;
+      l.countBody = formulaBody(file, tree_.slot(c, "count")->value, scope, line);
+    } else {
+      l.kind = LastsKind::Count;
+      l.countBody = formulaBody(file, tree_.slot(c, "count")->value, scope, line);
+      l.countFilter = lowerFilter(tree_.slot(c, "filter")->value, scope);
+    }
+    t_.effects[id].lasts = l;
+    break;
+  }
+  case FormKind::EffectClock: {
+    std::string which = slotText(c, "which");
+    if (which == "world")
+      t_.effects[id].clock = ClockKind::World;
+    else if (which == "holder")
+      t_.effects[id].clock = ClockKind::Holder;
+    else {
+      t_.effects[id].clock = ClockKind::Stat;
+      t_.effects[id].clockStat = valueId(slotText(c, "stat"));
+    }
+    break;
+  }
+  case FormKind::EffectEndsOn:
+    lowerRule(id, c, RuleKind::EndsOn, rules);
+    break;
+  case FormKind::EffectEach:
+    lowerRule(id, c, RuleKind::Each, rules);
+    break;
+  case FormKind::EffectDies:
+  case FormKind::EffectFalls: {
+    Id pool = valueId(slotText(c, "pool"));
+    Id ev = tree_.slot(c, "event") ? find(events_, slotText(c, "event")) : kNoId;
+    if (tree_.nodes[c].kind == FormKind::EffectDies) {
+      t_.effects[id].diesPool = pool;
+      t_.effects[id].diesEvent = ev;
+    } else {
+      t_.effects[id].fallsPool = pool;
+      t_.effects[id].fallsEvent = ev;
+    }
+    break;
+  }
+  case FormKind::EffectPrevents:
+    t_.effects[id].preventsDeath = true;
+    break;
+  case FormKind::EffectGrants:
+    if (tree_.slot(c, "var") || tree_.slot(c, "auto")) {
+      notRunYet(c, "granting an ability by a var or as an auto");
+      break;
+    }
+    for (const std::string &a : listItems(c, "abilities"))
+      grants.push_back(find(abilities_, a));
+    break;
+  case FormKind::EffectBlocks: {
+    Block b;
+    if (tree_.hasFlag(c, "all")) {
+      b.all = true;
+    } else {
+      std::vector<std::string> what = listItems(c, "what");
+      if (what.size() == 1 && find(events_, what[0]) != kNoId)
+        b.event = find(events_, what[0]);
+      else
+        b.tags = tagSet(what, false);
+    }
+    b.unless = tagsOf(c, "unless", false);
+    b.having = tagsOf(c, "having", false);
+    if (tree_.slot(c, "var"))
+      notRunYet(c, "`blocks ... having self.VAR`");
+    b.byHolder = tree_.hasFlag(c, "by holder");
+    b.from = lowerWho(c, "from", scope);
+    blocks.push_back(b);
+    break;
+  }
+  case FormKind::EffectSuspends:
+    t_.effects[id].suspendsAll = true;
+    t_.effects[id].suspendsExcept = tagsOf(c, "except", false);
+    break;
+  case FormKind::EffectOrder:
+    t_.effects[id].orderBody = formulaBody(file, tree_.slot(c, "key")->value, scope, line);
+    break;
+  case FormKind::EffectExclusive:
+    t_.effects[id].exclusive = tagsOf(c, "tags", false);
+    break;
+  case FormKind::EffectLinkOverride: {
+    LinkOverride o;
+    o.link = find(links_, slotText(c, "stat"));
+    o.actorBody = formulaBody(file, tree_.slot(c, "amount")->value, scope, line);
+    overrides.push_back(o);
+    break;
+  }
+  case FormKind::EffectModifier: {
+    Modifier m;
+    m.stat = valueId(slotText(c, "stat"));
+    std::string op = slotText(c, "op");
+    m.op = op == "+"          ? ModOp::Add
+           : op == "-"        ? ModOp::Sub
+           : op == "x"        ? ModOp::Mul
+           : op == "="        ? ModOp::Set
+           : op == "base"     ? ModOp::Base
+           : op == "at least" ? ModOp::AtLeast
+                              : ModOp::AtMost;
+    const Slot *amount = tree_.slot(c, "amount");
+    const Expr &ae = tree_.exprs[amount->value];
+    m.percent = ae.kind == ExprKind::Number && tree_.token(file, ae.begin).kind == TokenKind::Percent;
+    m.flat = tree_.hasFlag(c, "flat");
+    m.live = tree_.hasFlag(c, "live");
+    if (tree_.slot(c, "category"))
+      m.category = find(categories_, slotText(c, "category"));
+    m.amountBody = formulaBody(file, amount->value, scope, line);
+    m.captured = !m.live && readsBeyondHolder(t_.bodies[m.amountBody].root);
+    mods.push_back(m);
+    break;
+  }
+  case FormKind::EffectBefore:
+    lowerRule(id, c, RuleKind::Before, rules);
+    break;
+  case FormKind::EffectAfter:
+    lowerRule(id, c, RuleKind::After, rules);
+    break;
+  case FormKind::EffectEvery:
+    lowerRule(id, c, RuleKind::Every, rules);
+    break;
+  case FormKind::EffectStart:
+    lowerRule(id, c, RuleKind::Start, rules);
+    break;
+  case FormKind::EffectEnd:
+    lowerRule(id, c, RuleKind::End, rules);
+    break;
+  case FormKind::EffectExpire:
+    lowerRule(id, c, RuleKind::Expire, rules);
+    break;
+  default:
+    notRunYet(c, std::string("`") + std::string(tree_.text(file, tree_.nodes[c].begin)) + "`");
+    break;
+  }
+}
+
+void Lowerer::lowerEffect(Id id, const Decl &decl) {
+  owner_ = decl.node;
+  // Vars first: every clause may read them.
+  t_.effects[id].varsBegin = uint32_t(t_.vars.size());
+  for (NodeId part : decl.parts)
+    eachChild(part, [&](NodeId c) {
+      if (tree_.nodes[c].kind != FormKind::EffectVar)
+        return;
+      Var v;
+      v.name = name(slotText(c, "name"));
+      std::string k = slotText(c, "kind");
+      v.kind = k == "ability"    ? VarKind::Ability
+               : k == "tag"      ? VarKind::Tag
+               : k == "actor"    ? VarKind::Actor
+               : k == "instance" ? VarKind::Instance
+                                 : VarKind::Number;
+      t_.vars.push_back(v);
+    });
+  t_.effects[id].varCount = uint32_t(t_.vars.size()) - t_.effects[id].varsBegin;
+  uint32_t v = 0;
+  for (NodeId part : decl.parts)
+    eachChild(part, [&](NodeId c) {
+      if (tree_.nodes[c].kind != FormKind::EffectVar)
+        return;
+      if (const Slot *init = tree_.slot(c, "value")) {
+        BodyScope scope;
+        scope.effect = id;
+        Id body = formulaBody(tree_.nodes[c].file, init->value, scope, lineOf(c));
+        t_.vars[t_.effects[id].varsBegin + v].initBody = body;
+      }
+      ++v;
+    });
+  std::vector<Rule> rules;
+  std::vector<Modifier> mods;
+  std::vector<Block> blocks;
+  std::vector<LinkOverride> overrides;
+  std::vector<Id> grants;
+  for (NodeId part : decl.parts)
+    eachChild(part, [&](NodeId c) { lowerEffectClause(id, c, rules, mods, blocks, overrides, grants); });
+  Effect &e = t_.effects[id];
+  e.line = lineOf(decl.node);
+  e.rulesBegin = uint32_t(t_.rules.size());
+  e.ruleCount = uint32_t(rules.size());
+  t_.rules.insert(t_.rules.end(), rules.begin(), rules.end());
+  e.modifiersBegin = uint32_t(t_.modifiers.size());
+  e.modifierCount = uint32_t(mods.size());
+  t_.modifiers.insert(t_.modifiers.end(), mods.begin(), mods.end());
+  e.blocksBegin = uint32_t(t_.blocks.size());
+  e.blockCount = uint32_t(blocks.size());
+  t_.blocks.insert(t_.blocks.end(), blocks.begin(), blocks.end());
+  e.overridesBegin = uint32_t(t_.linkOverrides.size());
+  e.overrideCount = uint32_t(overrides.size());
+  t_.linkOverrides.insert(t_.linkOverrides.end(), overrides.begin(), overrides.end());
+  e.grantsBegin = uint32_t(t_.idLists.size());
+  e.grantCount = uint32_t(grants.size());
+  t_.idLists.insert(t_.idLists.end(), grants.begin(), grants.end());
+  // Every effect that lasts a time carries Timed.
+  if (e.lasts.kind == LastsKind::Time || e.lasts.timeBody != kNoId)
+    e.tags = tagSetWith(e.tags, Id(BuiltinTag::Timed));
+}
+
+TagSet Lowerer::tagSetWith(TagSet set, Id tag) {
+  std::vector<uint64_t> bits(t_.tagSet(set), t_.tagSet(set) + t_.tagWords);
+  const uint64_t *c = t_.tagSet(t_.tags[tag].closure);
+  for (uint32_t w = 0; w < t_.tagWords; ++w)
+    bits[w] |= c[w];
+  return internSet(bits);
+}
+
+// ABILITY.cooldown: an effect of its own, declared with the abilities so
+// any body may name it.
+void Lowerer::declareCooldowns() {
+  for (const auto &[n, decl] : decls_.byNamespace[size_t(Namespace::Ability)])
+    for (NodeId part : decl.parts)
+      eachChild(part, [&](NodeId c) {
+        if (tree_.nodes[c].kind != FormKind::AbilityCooldown)
+          return;
+        std::string name_ = n + ".cooldown";
+        if (effects_.count(name_))
+          return;
+        effects_.emplace(name_, Id(t_.effects.size()));
+        Effect e;
+        e.name = name(name_);
+        e.isCooldown = true;
+        e.tags = t_.tags[Id(BuiltinTag::Cooldown)].closure;
+        e.stack.mode = StackMode::Replace;
+        t_.effects.push_back(e);
+      });
+}
+
+void Lowerer::lowerAbility(Id id, const Decl &decl) {
+  owner_ = decl.node;
+  Ability &a0 = t_.abilities[id];
+  a0.line = lineOf(decl.node);
+  std::vector<NodeId> steps;
+  std::vector<Cost> costs;
+  std::vector<Requirement> reqs;
+  std::vector<Id> takes;
+  BodyScope scope;
+  scope.ability = id;
+  for (NodeId part : decl.parts)
+    eachChild(part, [&](NodeId c) {
+      uint32_t file = tree_.nodes[c].file;
+      uint32_t line = lineOf(c);
+      Ability &a = t_.abilities[id];
+      FormKind k = tree_.nodes[c].kind;
+      if (isStepForm(k)) {
+        steps.push_back(c);
+        return;
+      }
+      switch (k) {
+      case FormKind::AbilityTags:
+        a.tags = tagsOf(c, "tags", true);
+        break;
+      case FormKind::AbilityTarget: {
+        std::string which = slotText(c, "which");
+        if (which == "self") {
+          a.target = TargetKind::Self;
+        } else if (which == "one") {
+          a.target = TargetKind::One;
+        } else if (which == "point" || which == "direction") {
+          notRunYet(c, "a target that is a place");
+          break;
+        } else {
+          a.target = TargetKind::Many;
+          a.upTo = tree_.hasFlag(c, "up to");
+          a.targetCount = uint32_t(tree_.token(file, tree_.slot(c, "count")->begin).value.raw /
+                                   Fixed::kScale);
+          a.distinct = tree_.hasFlag(c, "distinct");
+        }
+        std::string side = slotText(c, "side");
+        a.side = side.starts_with("enem") ? Side::Enemy
+                 : side.starts_with("all") ? Side::Ally
+                                           : Side::Any;
+        a.targetHaving = tagsOf(c, "having", false);
+        a.targetUnless = tagsOf(c, "unless", false);
+        if (tree_.slot(c, "within"))
+          notRunYet(c, "a target's reach (the space's distance)");
+        break;
+      }
+      case FormKind::AbilityTakes:
+        for (const Slot *p : tree_.slotsNamed(c, "prop"))
+          takes.push_back(find(props_, spanText(file, p->begin, p->end)));
+        break;
+      case FormKind::AbilityRequires: {
+        Requirement r;
+        r.body = formulaBody(file, tree_.slot(c, "cond")->value, scope, line);
+        // A comparison's two sides, for the numbers its refusal gives.
+        const pack::Expr &cmp = t_.exprs[t_.bodies[r.body].root];
+        if (cmp.op >= pack::ExprOp::Eq && cmp.op <= pack::ExprOp::Ge) {
+          Body side = t_.bodies[r.body];
+          side.root = cmp.a;
+          t_.bodies.push_back(side);
+          r.leftBody = Id(t_.bodies.size() - 1);
+          side.root = t_.exprs[t_.bodies[r.body].root].b;
+          t_.bodies.push_back(side);
+          r.rightBody = Id(t_.bodies.size() - 1);
+        }
+        if (const Slot *text = tree_.slot(c, "text")) {
+          std::string quoted = spanText(file, text->begin, text->end);
+          r.text = name(quoted.size() >= 2 ? quoted.substr(1, quoted.size() - 2) : quoted);
+        }
+        reqs.push_back(r);
+        break;
+      }
+      case FormKind::AbilityCost: {
+        Cost cost;
+        cost.pool = valueId(slotText(c, "pool"));
+        cost.amountBody = formulaBody(file, tree_.slot(c, "amount")->value, scope, line);
+        if (tree_.slot(c, "link"))
+          cost.link = find(links_, slotText(c, "link"));
+        cost.upfront = tree_.hasFlag(c, "upfront");
+        costs.push_back(cost);
+        break;
+      }
+      case FormKind::AbilityCooldown: {
+        Id cd = find(effects_, t_.names[a.name] + ".cooldown");
+        a.cooldownEffect = cd;
+        Effect &e = t_.effects[cd];
+        if (const Slot *time = tree_.slot(c, "time")) {
+          e.lasts.kind = LastsKind::Time;
+          e.lasts.timeBody = formulaBody(file, time->value, scope, line);
+          e.tags = tagSetWith(e.tags, Id(BuiltinTag::Timed));
+          if (tree_.hasFlag(c, "clock world"))
+            e.clock = ClockKind::World;
+          else if (tree_.slot(c, "clock")) {
+            e.clock = ClockKind::Stat;
+            e.clockStat = valueId(slotText(c, "clock"));
+          }
+        } else {
+          e.lasts.kind = LastsKind::Turns;
+          e.lasts.countBody = formulaBody(file, tree_.slot(c, "count")->value, scope, line);
+        }
+        break;
+      }
+      default:
+        notRunYet(c, std::string("`") + std::string(tree_.text(file, tree_.nodes[c].begin)) +
+                         "` in an ability");
+        break;
+      }
+    });
+  Ability &a = t_.abilities[id];
+  a.takesBegin = uint32_t(t_.idLists.size());
+  a.takeCount = uint32_t(takes.size());
+  t_.idLists.insert(t_.idLists.end(), takes.begin(), takes.end());
+  a.requiresBegin = uint32_t(t_.requirements.size());
+  a.requireCount = uint32_t(reqs.size());
+  t_.requirements.insert(t_.requirements.end(), reqs.begin(), reqs.end());
+  a.costsBegin = uint32_t(t_.costs.size());
+  a.costCount = uint32_t(costs.size());
+  t_.costs.insert(t_.costs.end(), costs.begin(), costs.end());
+  Id body = stepsBody(steps, scope, decl.node);
+  t_.abilities[id].steps = body;
+}
+
+void Lowerer::lowerArchetype(Id id, const Decl &decl) {
+  owner_ = decl.node;
+  std::vector<ArchetypeValue> bases, withs, has;
+  std::vector<Id> pools, full, grants;
+  TagSet tags = 0;
+  BodyScope scope;
+  for (NodeId part : decl.parts)
+    eachChild(part, [&](NodeId c) {
+      uint32_t file = tree_.nodes[c].file;
+      uint32_t line = lineOf(c);
+      switch (tree_.nodes[c].kind) {
+      case FormKind::ArchetypeTags: {
+        TagSet more = tagsOf(c, "tags", true);
+        std::vector<uint64_t> bits(t_.tagSet(tags), t_.tagSet(tags) + t_.tagWords);
+        for (uint32_t w = 0; w < t_.tagWords; ++w)
+          bits[w] |= t_.tagSet(more)[w];
+        tags = internSet(bits);
+        break;
+      }
+      case FormKind::ArchetypeBase: {
+        ArchetypeValue v;
+        v.value = valueId(slotText(c, "stat"));
+        v.body = formulaBody(file, tree_.slot(c, "value")->value, scope, line);
+        bases.push_back(v);
+        break;
+      }
+      case FormKind::ArchetypeWith:
+        for (const Slot *s : tree_.slotsNamed(c, "assign")) {
+          ArchetypeValue v;
+          std::string target = slotText(s->value, "name");
+          v.value = valueId(target);
+          if (v.value == kNoId)
+            v.link = find(links_, target);
+          v.body = formulaBody(file, tree_.slot(s->value, "value")->value, scope, line);
+          withs.push_back(v);
+        }
+        break;
+      case FormKind::ArchetypeFull:
+        for (const std::string &p : listItems(c, "pools"))
+          full.push_back(valueId(p));
+        break;
+      case FormKind::ArchetypePools:
+        for (const std::string &p : listItems(c, "pools"))
+          pools.push_back(valueId(p));
+        break;
+      case FormKind::ArchetypeHas: {
+        ArchetypeValue v;
+        v.value = find(effects_, slotText(c, "effect"));
+        v.body = tree_.slot(c, "stacks")
+                     ? formulaBody(file, tree_.slot(c, "stacks")->value, scope, line)
+                     : constBody(Fixed::kScale);
+        has.push_back(v);
+        break;
+      }
+      case FormKind::ArchetypeGrants:
+        if (tree_.slot(c, "auto"))
+          notRunYet(c, "an auto ability");
+        for (const std::string &a : listItems(c, "abilities"))
+          grants.push_back(find(abilities_, a));
+        break;
+      case FormKind::ArchetypeGives:
+        notRunYet(c, "`gives` (piles)");
+        break;
+      default:
+        break;
+      }
+    });
+  Archetype &a = t_.archetypes[id];
+  a.tags = tags;
+  auto put = [&](std::vector<ArchetypeValue> &list, uint32_t &begin, uint32_t &count) {
+    begin = uint32_t(t_.archetypeValues.size());
+    count = uint32_t(list.size());
+    t_.archetypeValues.insert(t_.archetypeValues.end(), list.begin(), list.end());
+  };
+  put(bases, a.basesBegin, a.baseCount);
+  put(withs, a.withBegin, a.withCount);
+  put(has, a.hasBegin, a.hasCount);
+  // A full pool is a pool it has too.
+  for (Id p : full)
+    if (std::find(pools.begin(), pools.end(), p) == pools.end())
+      pools.push_back(p);
+  for (const ArchetypeValue &w : withs)
+    if (w.value != kNoId && std::find(pools.begin(), pools.end(), w.value) == pools.end())
+      pools.push_back(w.value);
+  auto list = [&](std::vector<Id> &ids, uint32_t &begin, uint32_t &count) {
+    begin = uint32_t(t_.idLists.size());
+    count = uint32_t(ids.size());
+    t_.idLists.insert(t_.idLists.end(), ids.begin(), ids.end());
+  };
+  list(pools, a.poolsBegin, a.poolCount);
+  list(full, a.fullBegin, a.fullCount);
+  list(grants, a.grantsBegin, a.grantCount);
+}
+
+void Lowerer::lowerProps() {
+  for (Id id = 0; id < t_.props.size(); ++id) {
+    const Decl *decl = decls_.find(Namespace::Shared, t_.names[t_.props[id].name]);
+    NodeId n = decl->node;
+    uint32_t file = tree_.nodes[n].file;
+    Prop &p = t_.props[id];
+    if (tree_.slot(n, "under")) {
+      p.kind = PropKind::Tag;
+      p.under = tagId(slotText(n, "under"));
+    } else if (tree_.slot(n, "among")) {
+      p.kind = PropKind::Tag;
+      p.among = tagsOf(n, "among", false);
+    }
+    if (const Slot *d = tree_.slot(n, "default"))
+      p.defaultValue = p.kind == PropKind::Tag ? int64_t(tagId(slotText(n, "default"))) + 1
+                                               : tree_.token(file, d->begin).value.raw;
+    if (const Slot *m = tree_.slot(n, "min")) {
+      p.hasMin = true;
+      p.min = tree_.token(file, m->begin).value.raw;
+    }
+    if (const Slot *m = tree_.slot(n, "max")) {
+      p.hasMax = true;
+      p.max = tree_.token(file, m->begin).value.raw;
+    }
+    p.whole = tree_.hasFlag(n, "whole");
+  }
+}
+
+void Lowerer::lowerCurves() {
+  for (Id id = 0; id < t_.curves.size(); ++id) {
+    const Decl *decl = decls_.find(Namespace::Shared, t_.names[t_.curves[id].name]);
+    Curve &c = t_.curves[id];
+    c.pointsBegin = uint32_t(t_.curvePoints.size());
+    eachChild(decl->node, [&](NodeId p) {
+      uint32_t file = tree_.nodes[p].file;
+      t_.curvePoints.push_back({tree_.token(file, tree_.slot(p, "x")->begin).value.raw,
+                                tree_.token(file, tree_.slot(p, "y")->begin).value.raw});
+    });
+    t_.curves[id].pointCount = uint32_t(t_.curvePoints.size()) - t_.curves[id].pointsBegin;
+  }
+}
+
+pack::Tables Lowerer::run() {
+  for (uint32_t f = 0; f < tree_.sources->size(); ++f)
+    t_.files.push_back(tree_.sources->file(f).path);
+  declareTags();
+  declareNames();
+  declareCooldowns();
+  lowerValues();
+  lowerProps();
+  lowerCurves();
+  for (const auto &[n, decl] : decls_.byNamespace[size_t(Namespace::Effect)])
+    lowerEffect(find(effects_, n), decl);
+  for (const auto &[n, decl] : decls_.byNamespace[size_t(Namespace::Ability)])
+    lowerAbility(find(abilities_, n), decl);
+  for (const auto &[n, decl] : decls_.byNamespace[size_t(Namespace::Archetype)])
+    lowerArchetype(find(archetypes_, n), decl);
+  return std::move(t_);
+}
+
+pack::Tables lower(const SyntaxTree &tree, const Declarations &decls, DiagnosticEngine &diags) {
+  return Lowerer(tree, decls, diags).run();
+}
+
+} // namespace ledger::ir

@@ -1,0 +1,156 @@
+// The lowering's state, shared by its two halves: the tables
+// (lower_tables.cpp) and the bodies, formulas and steps (lower_bodies.cpp).
+#pragma once
+
+#include "ir/ir.h"
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ledger::ir {
+
+using pack::Id;
+using pack::kNoId;
+
+// What a formula gives, as far as the lowering must know to read its members.
+// Result: a step's `as NAME`, its row counts in four slots (done, made,
+// merged, refused).
+enum class Kind : uint8_t { Number, Actor, Instance, Tag, Ability, List, Result };
+
+struct Lowered {
+  Id expr = kNoId;
+  Kind kind = Kind::Number;
+};
+
+// The names a body's lines may read beyond the catalog's.
+struct BodyScope {
+  Id effect = kNoId;  // its vars are self.VAR
+  Id ability = kNoId;
+  bool itIsInstance = false;
+  struct Local {
+    std::string name;
+    uint32_t slot;
+    Kind kind;
+  };
+  std::vector<Local> locals;
+  uint32_t nextSlot = 6; // LEDGER_SLOT_FIRST_LOCAL
+  uint32_t *maxSlot = nullptr;
+
+  const Local *find(std::string_view name) const {
+    for (auto it = locals.rbegin(); it != locals.rend(); ++it)
+      if (it->name == name)
+        return &*it;
+    return nullptr;
+  }
+  uint32_t add(std::string name, Kind kind, uint32_t width = 1) {
+    uint32_t slot = nextSlot;
+    nextSlot += width;
+    if (maxSlot && *maxSlot < nextSlot)
+      *maxSlot = nextSlot;
+    locals.push_back({std::move(name), slot, kind});
+    return slot;
+  }
+};
+
+class Lowerer {
+public:
+  Lowerer(const SyntaxTree &tree, const Declarations &decls, DiagnosticEngine &diags)
+      : tree_(tree), decls_(decls), diags_(diags) {}
+  pack::Tables run();
+
+private:
+  // ---- the syntax tree -------------------------------------------------------
+  std::string slotText(NodeId n, std::string_view label) const;
+  std::string spanText(uint32_t file, uint32_t begin, uint32_t end) const {
+    return std::string(tree_.span(file, begin, end));
+  }
+  template <typename Fn> void eachChild(NodeId n, Fn fn) const {
+    for (NodeId c = tree_.nodes[n].firstChild; c != kNone; c = tree_.nodes[c].nextSibling)
+      fn(c);
+  }
+  uint32_t lineOf(NodeId n) const;
+  void notRunYet(NodeId n, const std::string &what);
+  std::vector<std::string> listItems(NodeId n, std::string_view label) const;
+
+  // ---- names and tables ------------------------------------------------------
+  Id name(std::string_view text);
+  Id find(const std::map<std::string, Id, std::less<>> &map, std::string_view key) const {
+    auto it = map.find(key);
+    return it == map.end() ? kNoId : it->second;
+  }
+  Id tagId(std::string_view name);
+  pack::TagSet internSet(const std::vector<uint64_t> &bits);
+  pack::TagSet tagSet(const std::vector<std::string> &names, bool closed);
+  pack::TagSet tagsOf(NodeId n, std::string_view label, bool closed);
+  Id valueId(std::string_view name) const { return find(values_, name); }
+
+  void declareTags();
+  void declareNames();
+  void lowerValues();
+  void lowerProps();
+  void lowerCurves();
+  void lowerEffect(Id id, const Decl &decl);
+  void lowerEffectClause(Id id, NodeId c, std::vector<pack::Rule> &rules,
+                         std::vector<pack::Modifier> &mods, std::vector<pack::Block> &blocks,
+                         std::vector<pack::LinkOverride> &overrides, std::vector<Id> &grants);
+  void lowerAbility(Id id, const Decl &decl);
+  void lowerArchetype(Id id, const Decl &decl);
+  pack::Filter lowerFilter(NodeId filterPart, BodyScope &scope);
+  pack::WhoClause lowerWho(NodeId n, std::string_view label, BodyScope &scope);
+  void declareCooldowns();
+  void lowerRule(Id effect, NodeId c, pack::RuleKind kind, std::vector<pack::Rule> &rules);
+  bool readsBeyondHolder(Id expr) const;
+
+  // ---- bodies ----------------------------------------------------------------
+  Id formulaBody(uint32_t file, ExprId e, BodyScope scope, uint32_t line);
+  Id constBody(int64_t value);
+  Id pathBody(NodeId n, std::string_view label, BodyScope scope);
+  pack::TagSet tagSetWith(pack::TagSet set, Id tag);
+  Id stepsBody(const std::vector<NodeId> &lines, BodyScope scope, NodeId at);
+  std::vector<NodeId> childrenOf(NodeId n) const;
+  Lowered expr(uint32_t file, ExprId e, BodyScope &scope);
+  Lowered path(uint32_t file, uint32_t begin, uint32_t end, BodyScope &scope, ExprId at);
+  Lowered member(Lowered base, std::string_view name, uint32_t file, uint32_t tok);
+  Lowered call(uint32_t file, const Expr &e, BodyScope &scope, ExprId at);
+  Id addExpr(pack::Expr e, std::initializer_list<Id> args = {});
+  Id addExprArgs(pack::Expr e, const std::vector<Id> &args);
+  Id constant(int64_t v) {
+    pack::Expr e{pack::ExprOp::Const};
+    e.imm = v;
+    return addExpr(e);
+  }
+  Id local(uint32_t slot) {
+    pack::Expr e{pack::ExprOp::Local};
+    e.imm = slot;
+    return addExpr(e);
+  }
+  Lowered read(pack::Read r, std::vector<Id> args, Kind kind);
+  Id query(NodeId part, BodyScope &scope, std::vector<Id> &args);
+  Id heldQuery(NodeId held, BodyScope &scope, std::vector<Id> &args);
+  Lowered actorOf(NodeId n, std::string_view label, BodyScope &scope);
+  Lowered formulaSlot(NodeId n, std::string_view label, BodyScope &scope);
+
+  uint32_t layOut(const std::vector<NodeId> &siblings, BodyScope &scope);
+  uint32_t bodyEndOf(uint32_t begin, const std::vector<NodeId> &lines) const;
+  void lowerStep(NodeId n, pack::Step &step, BodyScope &scope);
+  uint32_t action(pack::Action a, NodeId n);
+  void targets(NodeId n, std::string_view label, pack::Action &a, std::vector<Id> &args,
+               BodyScope &scope, bool holderIfUnsaid);
+  void assigns(NodeId n, pack::Action &a, std::vector<Id> &args, BodyScope &scope, Id effect);
+  void durationOperands(NodeId n, pack::Action &a, std::vector<Id> &args, BodyScope &scope);
+
+  const SyntaxTree &tree_;
+  const Declarations &decls_;
+  DiagnosticEngine &diags_;
+  pack::Tables t_;
+  std::map<std::string, Id, std::less<>> names_, tags_, events_, values_, links_, props_,
+      stages_, categories_, curves_, effects_, abilities_, archetypes_;
+  std::map<std::vector<uint64_t>, pack::TagSet> sets_;
+  std::vector<Id> portions_; // the portions line's tags
+  NodeId owner_ = kNone;     // the definition being lowered, for diagnostics
+  uint32_t file_ = 0;        // the file its body lines stand in
+};
+
+} // namespace ledger::ir

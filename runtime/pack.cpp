@@ -1,0 +1,61 @@
+// Loading a pack: dlopen, the descriptor's version, the tables' bounds and
+// the catalog hash, each checked before anything in it is used.
+#include "pack.h"
+
+#include <dlfcn.h>
+
+namespace ledger::rt {
+
+Pack::~Pack() {
+  if (library_)
+    dlclose(library_);
+}
+
+std::unique_ptr<Pack> Pack::load(const std::string &path, std::string &why) {
+  // A path without a slash would be looked for on the library path.
+  std::string where = path.find('/') == std::string::npos ? "./" + path : path;
+  void *lib = dlopen(where.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    const char *err = dlerror();
+    why = std::string("can't load it: ") + (err ? err : "unknown error");
+    return nullptr;
+  }
+  auto pack = std::unique_ptr<Pack>(new Pack);
+  pack->library_ = lib;
+  auto entry = reinterpret_cast<LedgerPackEntry>(dlsym(lib, LEDGER_PACK_SYMBOL));
+  if (!entry) {
+    why = "it is no ledger pack: it exports no " LEDGER_PACK_SYMBOL;
+    return nullptr;
+  }
+  const LedgerPackDescriptor *d = entry();
+  if (!d || d->abiVersion != LEDGER_PACK_ABI_VERSION) {
+    why = "it was built for pack ABI " + std::to_string(d ? d->abiVersion : 0) +
+          ", and this runtime reads ABI " + std::to_string(LEDGER_PACK_ABI_VERSION);
+    return nullptr;
+  }
+  std::string_view blob(reinterpret_cast<const char *>(d->tables), d->tablesSize);
+  if (pack::hashBlob(blob) != d->catalogHash) {
+    why = "its tables don't match its catalog hash";
+    return nullptr;
+  }
+  if (!pack::deserialize(blob, pack->tables_, why))
+    return nullptr;
+  if (d->bodyCount != pack->tables_.bodies.size()) {
+    why = "it holds " + std::to_string(d->bodyCount) + " bodies where its tables name " +
+          std::to_string(pack->tables_.bodies.size());
+    return nullptr;
+  }
+  pack->hash_ = d->catalogHash;
+  pack->bodies_.assign(d->bodies, d->bodies + d->bodyCount);
+  return pack;
+}
+
+std::unique_ptr<Pack> Pack::reference(pack::Tables tables, Evaluator evaluator) {
+  auto pack = std::unique_ptr<Pack>(new Pack);
+  pack->hash_ = pack::hashBlob(pack::serialize(tables));
+  pack->tables_ = std::move(tables);
+  pack->evaluator_ = evaluator;
+  return pack;
+}
+
+} // namespace ledger::rt

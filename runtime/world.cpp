@@ -1,0 +1,313 @@
+// The world's state and the host's reads: handles, making actors, the
+// journal, and the C API the pack's bodies call back through.
+#include "world.h"
+
+#include "number.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace ledger::rt {
+
+using pack::kNoId;
+
+const char *refusalName(Refusal r) {
+  static const char *names[] = {
+#define X(Name) #Name,
+      LEDGER_REFUSALS(X)
+#undef X
+  };
+  return names[size_t(r)];
+}
+
+namespace {
+World::Frame &frameOf(LedgerFrame *f) { return *static_cast<World::Frame *>(f->kernel); }
+
+int64_t apiRead(LedgerFrame *f, uint32_t id, const int64_t *args) {
+  return frameOf(f).world->apiRead(frameOf(f), id, args);
+}
+int32_t apiStep(LedgerFrame *f, uint32_t id, const int64_t *args) {
+  return frameOf(f).world->apiStep(frameOf(f), id, args);
+}
+int64_t apiListOpen(LedgerFrame *f, uint32_t id, const int64_t *args) {
+  return frameOf(f).world->apiListOpen(frameOf(f), id, args);
+}
+int64_t apiListItem(LedgerFrame *f, int64_t i) { return frameOf(f).world->apiListItem(frameOf(f), i); }
+void apiListClose(LedgerFrame *f) { frameOf(f).world->apiListClose(frameOf(f)); }
+int64_t apiMath(LedgerFrame *f, uint32_t op, int64_t a, int64_t b) {
+  NumberFault fault = NumberFault::None;
+  int64_t r = op == LEDGER_MATH_POW ? pow(a, int(b), fault) : root(a, int(b), fault);
+  if (fault != NumberFault::None)
+    frameOf(f).world->apiFault(frameOf(f), uint32_t(fault));
+  return r;
+}
+void apiFault(LedgerFrame *f, uint32_t code) { frameOf(f).world->apiFault(frameOf(f), code); }
+} // namespace
+
+const LedgerKernelApi World::kApi = {&rt::apiRead,      &rt::apiStep, &rt::apiListOpen,
+                                     &rt::apiListItem,  &rt::apiListClose, &apiMath,
+                                     &rt::apiFault};
+
+World::World(const Pack &pack, uint64_t seed) : pack_(&pack), t_(&pack.tables()), seed_(seed) {
+  valueCount_ = uint32_t(t_->values.size());
+  globals_.assign(t_->links.size(), 0);
+  localStack_.assign(1 << 16, 0);
+  size_t most = 1;
+  for (const pack::Effect &e : t_->effects)
+    most = std::max<size_t>(most, e.varCount);
+  scratchVars_.assign(most, 0);
+  // Effects with a rule hearing more than its holder's own events are
+  // heard on every event; the rest only on their holder's.
+  wideEffect_.assign(t_->effects.size(), 0);
+  for (pack::Id e = 0; e < t_->effects.size(); ++e) {
+    const pack::Effect &ef = t_->effects[e];
+    for (uint32_t r = 0; r < ef.ruleCount; ++r) {
+      const pack::Filter &f = t_->rules[ef.rulesBegin + r].filter;
+      for (const pack::WhoClause *w : {&f.of, &f.by, &f.credited})
+        if (w->who != pack::Who::Unsaid && w->who != pack::Who::Holder)
+          wideEffect_[e] = 1;
+    }
+    const pack::Filter &cf = ef.lasts.countFilter;
+    for (const pack::WhoClause *w : {&cf.of, &cf.by, &cf.credited})
+      if (ef.lasts.kind == pack::LastsKind::Count && w->who != pack::Who::Unsaid &&
+          w->who != pack::Who::Holder)
+        wideEffect_[e] = 1;
+  }
+}
+
+World::Actor *World::actor(Handle h) {
+  uint32_t i = indexOf(h);
+  if (h == 0 || i >= actors_.size() || actors_[i].gen != genOf(h))
+    return nullptr;
+  return &actors_[i];
+}
+const World::Actor *World::actor(Handle h) const {
+  return const_cast<World *>(this)->actor(h);
+}
+World::Instance *World::instance(Handle h) {
+  uint32_t i = indexOf(h);
+  if (h == 0 || i >= insts_.size() || insts_[i].gen != genOf(h) || !insts_[i].live)
+    return nullptr;
+  return &insts_[i];
+}
+const World::Instance *World::instance(Handle h) const {
+  return const_cast<World *>(this)->instance(h);
+}
+
+bool World::exists(Handle h) const { return actor(h) != nullptr; }
+bool World::alive(Handle h) const {
+  const Actor *a = actor(h);
+  return a && a->live;
+}
+
+std::string World::handleName(Handle h) const {
+  if (h == 0)
+    return "none";
+  const Actor *a = actor(h);
+  std::string arch = a && a->archetype != kNoId ? std::string(t_->name(t_->archetypes[a->archetype].name))
+                                               : "actor";
+  return arch + "#" + std::to_string(indexOf(h) + 1);
+}
+
+Handle World::make(Id archetype, const std::vector<std::pair<Id, Handle>> &links) {
+  beginMoment();
+  Given withs;
+  for (auto [l, to] : links)
+    withs.values.push_back({l | pack::kWithLink, to});
+  Handle h = makeActor(archetype, 0, withs, ++chains_);
+  endMoment();
+  return h;
+}
+
+Handle World::linkOf(Handle a, Id link) const {
+  if (t_->links[link].global)
+    return globals_[link];
+  const Actor *ac = actor(a);
+  if (!ac)
+    return 0;
+  size_t i = size_t(indexOf(a)) * t_->links.size() + link;
+  if (overridden_[i] != 0) {
+    if (const Instance *in = instance(overridden_[i])) {
+      const pack::Effect &e = t_->effects[in->effect];
+      for (uint32_t k = 0; k < e.overrideCount; ++k)
+        if (t_->linkOverrides[e.overridesBegin + k].link == link)
+          return captured_[in->capturedAt + e.modifierCount + k];
+    }
+  }
+  return links_[i];
+}
+
+int64_t World::countOf(Id archetype) const {
+  int64_t n = 0;
+  for (const Actor &a : actors_)
+    n += a.live && a.archetype == archetype;
+  return n;
+}
+
+bool World::hasPool(Handle a, Id pool) const {
+  const Actor *ac = actor(a);
+  return ac && hasPool_[size_t(indexOf(a)) * valueCount_ + pool];
+}
+
+bool World::holds(Handle a, Id effect) const {
+  if (!alive(a))
+    return false;
+  for (uint32_t i : held_[indexOf(a)])
+    if (insts_[i].effect == effect)
+      return true;
+  return false;
+}
+
+int64_t World::stacksOf(Handle a, Id effect, Handle from) const {
+  if (!alive(a))
+    return 0;
+  int64_t total = 0;
+  for (uint32_t i : held_[indexOf(a)])
+    if (insts_[i].effect == effect && (from == 0 || insts_[i].source == from))
+      total += insts_[i].stacks;
+  return total;
+}
+
+int64_t World::remainingOf(Handle a, Id effect, DurationUnit unit) const {
+  if (!alive(a))
+    return 0;
+  const Instance *newest = nullptr;
+  for (uint32_t i : held_[indexOf(a)])
+    if (insts_[i].effect == effect)
+      newest = &insts_[i];
+  if (!newest)
+    return 0;
+  switch (unit) {
+  case DurationUnit::Turns:
+    return newest->turnsLeft < 0 ? -1 : newest->turnsLeft;
+  case DurationUnit::Count:
+    return newest->countLeft < 0 ? -1 : newest->countLeft;
+  default:
+    return newest->expiresAt < 0 ? -1 : newest->expiresAt - now_ * kOne;
+  }
+}
+
+void World::fault(Refusal reason, const std::string &text) {
+  JournalEntry j;
+  j.tick = now_;
+  j.fault = true;
+  j.note = std::string(refusalName(reason)) + (text.empty() ? "" : ": " + text);
+  j.tagsAt = uint32_t(journalTags_.size());
+  journalTags_.insert(journalTags_.end(), t_->tagWords, 0);
+  journal_.push_back(std::move(j));
+}
+
+std::string World::journalText(size_t from) const {
+  std::string out;
+  char buf[512];
+  for (size_t i = from; i < journal_.size(); ++i) {
+    const JournalEntry &j = journal_[i];
+    if (j.fault) {
+      std::snprintf(buf, sizeof buf, "%lld fault %s\n", (long long)j.tick, j.note.c_str());
+      out += buf;
+      continue;
+    }
+    std::snprintf(buf, sizeof buf, "%lld %s of %s by %s credit %s", (long long)j.tick,
+                  std::string(t_->name(t_->events[j.event].name)).c_str(),
+                  handleName(j.subject).c_str(), handleName(j.source).c_str(),
+                  handleName(j.credit).c_str());
+    out += buf;
+    if (j.effect != kNoId)
+      out += " effect " + std::string(t_->name(t_->effects[j.effect].name));
+    if (j.ability != kNoId)
+      out += " ability " + std::string(t_->name(t_->abilities[j.ability].name));
+    if (j.pool != kNoId)
+      out += " pool " + std::string(t_->name(t_->values[j.pool].name));
+    std::snprintf(buf, sizeof buf, " amount %lld landed %lld%s tags", (long long)j.amount,
+                  (long long)j.landed, j.prevented ? " prevented" : "");
+    out += buf;
+    for (uint32_t w = 0; w < t_->tagWords; ++w) {
+      std::snprintf(buf, sizeof buf, " %llx", (unsigned long long)journalTags_[j.tagsAt + w]);
+      out += buf;
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+// ---- the kernel's C API ------------------------------------------------------------
+
+void World::apiFault(Frame &f, uint32_t code) {
+  static const char *words[] = {"", "a number past what a number holds", "a division by zero",
+                                "an even root below zero", "a power that is no whole 1 to 9"};
+  (void)f;
+  JournalEntry j;
+  j.tick = now_;
+  j.fault = true;
+  j.note = std::string("Number: ") + (code < 5 ? words[code] : "a fault");
+  j.tagsAt = uint32_t(journalTags_.size());
+  journalTags_.insert(journalTags_.end(), t_->tagWords, 0);
+  journal_.push_back(std::move(j));
+}
+
+int64_t World::apiListOpen(Frame &f, uint32_t queryId, const int64_t *args) {
+  std::vector<int64_t> found;
+  query(f, t_->queries[queryId], args, found);
+  listStarts_.push_back(lists_.size());
+  lists_.insert(lists_.end(), found.begin(), found.end());
+  return int64_t(found.size());
+}
+
+int64_t World::apiListItem(Frame &, int64_t index) {
+  size_t start = listStarts_.back();
+  size_t at = start + size_t(index);
+  return at < lists_.size() ? lists_[at] : 0;
+}
+
+void World::apiListClose(Frame &) {
+  lists_.resize(listStarts_.back());
+  listStarts_.pop_back();
+}
+
+int32_t World::apiStep(Frame &f, uint32_t stepId, const int64_t *args) {
+  return action(f, t_->actions[stepId], args);
+}
+
+// A frame made by value points at itself only once it stands where it runs.
+void World::prepare(Frame &f) {
+  f.world = this;
+  f.c.api = &kApi;
+  f.c.kernel = &f;
+  if (!f.c.locals)
+    f.c.locals = f.roots;
+  if (!f.c.vars)
+    f.c.vars = scratchVars_.data();
+}
+
+int64_t World::runBody(Id body, Frame &f) {
+  if (body == kNoId)
+    return 0;
+  prepare(f);
+  return pack_->formula(body, &f.c);
+}
+
+int32_t World::runSteps(Id body, Frame &f) {
+  if (body == kNoId)
+    return LEDGER_GO;
+  prepare(f);
+  const pack::Body &b = t_->bodies[body];
+  // A steps body's own names live above its caller's.
+  size_t top = localTop_;
+  size_t need = LEDGER_SLOT_FIRST_LOCAL + b.localCount;
+  if (localTop_ + need > localStack_.size()) {
+    fault(Refusal::ChainBudget, "rules nested past what the world holds");
+    return LEDGER_STOP;
+  }
+  int64_t *locals = localStack_.data() + localTop_;
+  std::copy(f.c.locals, f.c.locals + LEDGER_SLOT_FIRST_LOCAL, locals);
+  std::fill(locals + LEDGER_SLOT_FIRST_LOCAL, locals + need, 0);
+  localTop_ += need;
+  int64_t *saved = f.c.locals;
+  f.c.locals = locals;
+  int32_t r = pack_->steps(body, &f.c);
+  f.c.locals = saved;
+  localTop_ = top;
+  return r;
+}
+
+} // namespace ledger::rt

@@ -1,0 +1,365 @@
+// The world: a pack's actors, their values and the effect instances they
+// hold, the timer queue, the event pipeline and the journal, all in flat
+// arrays with generational handles, so a save is a copy of the state.
+//
+// The host's API is the public half: make actors, give orders, apply and
+// remove effects, raise events, deal, set pools and links, advance time,
+// read values, save and restore. Every order answers with an Outcome; a bad
+// one is refused by the reference's name and changes nothing.
+#pragma once
+
+#include "pack.h"
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+namespace ledger::rt {
+
+using Handle = int64_t; // an actor or an instance: (generation << 32) | (index + 1); 0 none
+
+// The reference's refusal names, and the faults a chain can end in.
+#define LEDGER_REFUSALS(X)                                                                         \
+  X(None) X(NotGranted) X(Blocked) X(OnCooldown) X(Requirement) X(CannotAfford) X(NoTarget)        \
+  X(BadTarget) X(Countered) X(Prevented) X(AlreadyHas) X(NothingToApply) X(Gone) X(ChainBudget)     \
+  X(MidMoment) X(BadProperty) X(OutOfReach) X(Busy) X(NotHeld) X(IdTaken) X(NotFlying) X(NoPool)    \
+  X(Refused)
+enum class Refusal : uint8_t {
+#define X(Name) Name,
+  LEDGER_REFUSALS(X)
+#undef X
+};
+const char *refusalName(Refusal r);
+
+struct Outcome {
+  Refusal refusal = Refusal::None;
+  std::string text;  // a requirement's own words, a target clause's
+  int64_t need = 0, have = 0;
+  bool hasNumbers = false;
+  uint32_t element = 0; // a list's element that was refused, 1 the first
+  bool ok() const { return refusal == Refusal::None; }
+};
+
+// One line of the journal: an event as it landed (or was stopped), a fault.
+struct JournalEntry {
+  int64_t tick = 0;
+  pack::Id event = pack::kNoId;
+  Handle subject = 0, source = 0, credit = 0;
+  pack::Id effect = pack::kNoId; // an Apply's or a Remove's effect
+  pack::Id ability = pack::kNoId;
+  pack::Id pool = pack::kNoId;
+  int64_t amount = 0, landed = 0;
+  bool prevented = false;
+  bool fault = false;
+  uint32_t tagsAt = 0; // its tags: tagWords words at World::journalTags()[tagsAt]
+  std::string note;    // a fault's words
+};
+
+// What a host or a play gives an order, an apply or a deal.
+struct Given {
+  std::vector<std::pair<pack::Id, int64_t>> values; // props (an order, a deal) or vars (an apply)
+};
+
+enum class DurationUnit : uint8_t { None, Time, Turns, Count };
+
+class World {
+public:
+  World(const Pack &pack, uint64_t seed = 0);
+  World(const World &) = default;
+  World &operator=(const World &) = default;
+
+  // ---- the host's orders ---------------------------------------------------
+  Handle make(pack::Id archetype, const std::vector<std::pair<pack::Id, Handle>> &links = {});
+  Outcome act(Handle actor, pack::Id ability, const std::vector<Handle> &targets,
+              const Given &given = {});
+  Outcome canAct(Handle actor, pack::Id ability, const std::vector<Handle> &targets);
+  Outcome apply(pack::Id effect, int64_t stacks, Handle to, Handle from, DurationUnit unit,
+                int64_t duration, pack::Id countEvent, const Given &vars);
+  Outcome remove(pack::Id effect, Handle from, int64_t stacks); // stacks 0: whole
+  Outcome raise(pack::Id event, Handle of, Handle by);
+  Outcome deal(int64_t amount, Handle to, Handle from, pack::TagSet types);
+  Outcome setPool(Handle actor, pack::Id pool, int64_t amount);
+  Outcome destroy(Handle actor);
+  Outcome link(Handle actor, pack::Id link, Handle to); // actor 0: a global link
+  void advance(int64_t ticks);
+
+  // ---- reads ---------------------------------------------------------------
+  bool alive(Handle actor) const;
+  bool exists(Handle actor) const;
+  int64_t value(Handle actor, pack::Id value);
+  Handle linkOf(Handle actor, pack::Id link) const;
+  bool hasPool(Handle actor, pack::Id pool) const;
+  bool holds(Handle actor, pack::Id effect) const;
+  bool carries(Handle actor, pack::Id tag);
+  int64_t stacksOf(Handle actor, pack::Id effect, Handle from = 0) const;
+  // Ticks left of the newest instance of an effect; -1 when it never ends.
+  int64_t remainingOf(Handle actor, pack::Id effect, DurationUnit unit) const;
+  int64_t now() const { return now_; }
+  // How many actors made from an archetype are in play.
+  int64_t countOf(pack::Id archetype) const;
+  const std::vector<JournalEntry> &journal() const { return journal_; }
+  const std::vector<uint64_t> &journalTags() const { return journalTags_; }
+  // The journal as text, one line an entry, for comparing engines.
+  std::string journalText(size_t from = 0) const;
+  std::string handleName(Handle h) const;
+  const pack::Tables &tables() const { return *t_; }
+
+  // ---- internals the kernel's C API reaches ------------------------------------
+  struct Frame;
+  int64_t apiRead(Frame &f, uint32_t readId, const int64_t *args);
+  int32_t apiStep(Frame &f, uint32_t stepId, const int64_t *args);
+  int64_t apiListOpen(Frame &f, uint32_t queryId, const int64_t *args);
+  int64_t apiListItem(Frame &f, int64_t index);
+  void apiListClose(Frame &f);
+  void apiFault(Frame &f, uint32_t code);
+
+  static constexpr uint32_t kMaxTagWords = 8;
+  static constexpr uint32_t kMaxPortions = 8;
+  static constexpr uint32_t kMaxProps = 8;
+  static constexpr uint32_t kChainBudget = 1000;
+
+private:
+  using Id = pack::Id;
+  struct TagBits {
+    uint64_t w[kMaxTagWords] = {};
+  };
+
+  struct Actor {
+    uint32_t gen = 1;
+    Id archetype = pack::kNoId;
+    bool live = false;      // made and not destroyed
+    bool fallen = false;
+    int64_t madeAt = 0;
+    uint64_t epoch = 1;     // bumped whenever anything a stat of it reads changes
+  };
+
+  struct Instance {
+    uint32_t gen = 1;
+    bool live = false;
+    Id effect = pack::kNoId;
+    Handle holder = 0, source = 0, credit = 0;
+    int64_t stacks = 0;
+    uint64_t seq = 0;            // put on in this order
+    int64_t appliedAt = 0;       // world tick (millionths)
+    int64_t expiresAt = -1;      // world tick (millionths), -1 never
+    int64_t lifetime = 0;        // the time it was given (millionths of a tick)
+    int64_t turnsLeft = -1;      // -1: not counted
+    int64_t countLeft = -1;      // events left, -1: not counted
+    Id countEvent = pack::kNoId; // the event an apply's count counts
+    uint32_t varsAt = 0;         // into vars_
+    uint32_t capturedAt = 0;     // into captured_: one amount a modifier
+    uint32_t timerVersion = 0;
+    TagBits carried;             // tags it carries down its rules' chains
+  };
+
+  enum class TimerKind : uint8_t { Expire, Every };
+  struct Timer {
+    int64_t due = 0;     // world tick (millionths)
+    uint8_t phase = 0;   // what runs first within a tick: rules, then lifetimes
+    uint64_t seq = 0;
+    TimerKind kind = TimerKind::Expire;
+    Handle instance = 0;
+    uint32_t rule = 0;
+    uint32_t version = 0;
+    bool operator>(const Timer &o) const {
+      if (due != o.due)
+        return due > o.due;
+      if (phase != o.phase)
+        return phase > o.phase;
+      return seq > o.seq;
+    }
+  };
+
+  struct Portion {
+    TagBits tags;
+    int64_t amount = 0;
+  };
+
+  struct Event {
+    Id kind = pack::kNoId;
+    Handle subject = 0, source = 0, credit = 0;
+    TagBits tags;
+    Id pool = pack::kNoId;
+    uint32_t portionCount = 0;
+    Portion portions[kMaxPortions];
+    int64_t sent = 0, amount = 0, landed = 0, overflow = 0, before = 0, after = 0;
+    int64_t upTo = INT64_MAX;
+    uint32_t propCount = 0;
+    std::pair<Id, int64_t> props[kMaxProps];
+    Id effect = pack::kNoId;     // Apply, Remove
+    Handle instance = 0;         // Remove: the instance; Apply: the one made or merged
+    int64_t stacks = 0;          // Apply: stacks brought
+    DurationUnit unit = DurationUnit::None;
+    int64_t duration = 0;        // Apply: time (millionths of a tick), turns or count
+    Id countEvent = pack::kNoId;
+    Id ability = pack::kNoId;
+    Id varsFrom = 0;             // Apply: given vars, into givenVars_
+    uint32_t varCount = 0;
+    bool prevented = false;
+    bool blocked = false;
+    Refusal refusal = Refusal::None;
+    uint32_t chain = 0;
+    Handle redirectTo = 0;
+    Id redirectPool = pack::kNoId;
+  };
+
+  struct Job { // an after rule, queued in the moment
+    enum Kind : uint8_t { Rule, Destroy } kind = Rule;
+    Handle instance = 0;
+    uint32_t rule = 0;
+    uint32_t event = 0; // into events_
+    Handle actor = 0;
+  };
+
+public:
+  struct Frame {
+    LedgerFrame c;
+    World *world;
+    Handle instance = 0;
+    Id ability = pack::kNoId;
+    int64_t event = -1;   // into events_, the event in hand
+    uint32_t chain = 0;
+    TagBits carried;
+    uint32_t propsFrom = 0; // the chain's props: events_[propsEvent]
+    int64_t propsEvent = -1;
+    const std::vector<Handle> *targets = nullptr;
+    bool before = false;  // a before rule's steps: changes act on the event in hand
+    uint32_t portions = ~0u; // a before rule naming portions: the ones it acts on
+    int64_t roots[LEDGER_SLOT_FIRST_LOCAL] = {};
+  };
+
+private:
+  // ---- handles -----------------------------------------------------------------
+  static Handle handle(uint32_t index, uint32_t gen) {
+    return Handle((uint64_t(gen) << 32) | (uint64_t(index) + 1));
+  }
+  static uint32_t indexOf(Handle h) { return uint32_t(uint64_t(h) & 0xffffffffu) - 1; }
+  static uint32_t genOf(Handle h) { return uint32_t(uint64_t(h) >> 32); }
+  Actor *actor(Handle h);
+  const Actor *actor(Handle h) const;
+  Instance *instance(Handle h);
+  const Instance *instance(Handle h) const;
+  Handle instanceHandle(uint32_t i) const { return handle(i, insts_[i].gen); }
+
+  // ---- values (world_values.cpp) -------------------------------------------------
+  int64_t base(uint32_t actor, Id value) const;
+  int64_t computeStat(Handle a, Id stat, const TagBits *except);
+  int64_t boundOf(Handle a, Id body);
+  int64_t poolNow(Handle a, Id pool);
+  void settlePools(Handle a);
+  void touch(Handle a);
+  void landOnPool(Event &e, Handle a);
+  int64_t clampPool(Handle a, Id pool, int64_t amount);
+  int64_t poolLeast(Handle a, Id pool);
+  int64_t poolMost(Handle a, Id pool);
+  int64_t rounded(Id value, int64_t v) const;
+  TagBits tagsOf(Handle a);
+  bool suspendedBy(const Instance &in, uint32_t suspender) const;
+  bool working(uint32_t inst) const;
+
+  // ---- effects (world_effects.cpp) ------------------------------------------------
+  void install(Event &e, uint32_t eventIndex);
+  uint32_t newInstance(Event &e);
+  void endInstance(uint32_t inst, Id endTag, uint32_t chain);
+  void schedule(uint32_t inst);
+  void runTimers(int64_t upTo);
+  void fireTimer(const Timer &tm);
+  void prepare(Frame &f);
+  int64_t runBody(Id body, Frame &f);
+  int32_t runSteps(Id body, Frame &f);
+  Frame frameFor(uint32_t inst, int64_t event, uint32_t chain);
+  void countDown(uint32_t eventIndex);
+  void turnTaken(Handle a, uint32_t chain);
+  void candidates(const Event &e, std::vector<uint32_t> &out);
+  void runJob(const Job &job);
+  void dieOrFall(uint32_t eventIndex);
+  int64_t stackCap(uint32_t inst, const Event &e);
+
+  // ---- events (world_events.cpp) -----------------------------------------------------
+  uint32_t newEvent(Id kind, Handle subject, Handle source, Handle credit, uint32_t chain);
+  Refusal raiseEvent(uint32_t eventIndex);
+  bool blocks(const Event &e);
+  bool matches(const pack::Filter &f, const Event &e, Handle holder, bool forBefore);
+  bool whoMatches(const pack::WhoClause &w, Handle who, Handle holder, uint32_t inst);
+  bool allies(Handle a, Handle b) const;
+  void runBefore(uint32_t eventIndex);
+  void land(uint32_t eventIndex);
+  void queueAfter(uint32_t eventIndex);
+  void beginMoment();
+  void endMoment();
+  void journalEvent(const Event &e);
+  void fault(Refusal reason, const std::string &text);
+  bool carriesAll(const TagBits &have, pack::TagSet want) const;
+  bool carriesAny(const TagBits &have, pack::TagSet want) const;
+  void addTags(TagBits &to, pack::TagSet set) const;
+
+  // ---- actions and orders (world_actions.cpp, world_orders.cpp) ------------------------
+  int32_t action(Frame &f, const pack::Action &a, const int64_t *args);
+  void targetsOf(Frame &f, const pack::Action &a, const int64_t *args, std::vector<Handle> &out);
+  void query(Frame &f, const pack::Query &q, const int64_t *args, std::vector<int64_t> &out);
+  Outcome check(Handle actor, Id ability, const std::vector<Handle> &targets, bool forCast,
+                bool free, bool noCooldown);
+  bool granted(Handle actor, Id ability);
+  Refusal castAbility(Frame *parent, Handle caster, Id ability, const std::vector<Handle> &targets,
+                      const Given &given, bool free, bool noCooldown, pack::TagSet tagged,
+                      uint32_t chain);
+  Handle makeActor(Id archetype, Handle creator, const Given &withs, uint32_t chain);
+  void destroyActor(Handle a, uint32_t chain);
+  Refusal applyTo(Frame *f, Id effect, int64_t stacks, Handle to, Handle source, Handle credit,
+                  DurationUnit unit, int64_t duration, Id countEvent, const Given &vars,
+                  uint32_t chain, uint32_t *made, uint32_t *merged);
+  Refusal changePool(Frame *f, Id kind, Id pool, Handle to, Handle source, Handle credit,
+                     const Portion *portions, uint32_t count, int64_t upTo, uint32_t chain,
+                     const Given &props);
+  int64_t removeEffect(Id effect, Handle from, int64_t stacks, Id endTag, uint32_t chain,
+                       pack::TagSet tags = 0, pack::TagSet unless = 0);
+  Refusal raiseOn(Frame *f, Id event, Handle of, Handle by, pack::TagSet tagged, uint32_t chain);
+
+  const Pack *pack_;
+  const pack::Tables *t_;
+  uint64_t seed_ = 0;
+  int64_t now_ = 0; // whole ticks
+  uint64_t epoch_ = 1;
+  uint64_t seq_ = 0;
+  uint32_t chains_ = 0;
+  uint32_t valueCount_ = 0;
+  std::vector<Actor> actors_;
+  std::vector<int64_t> bases_;     // actor * values + value
+  std::vector<uint8_t> baseSaid_;  // the archetype said a base
+  std::vector<int64_t> pools_;     // amount at the anchor
+  std::vector<int64_t> poolAt_;    // the anchor's tick
+  std::vector<int64_t> poolMax_;   // the maximum it last read
+  std::vector<uint8_t> hasPool_;
+  std::vector<Handle> links_;      // actor * links + link
+  std::vector<Handle> overridden_; // link overrides: actor * links + link, the newest instance
+  std::vector<Handle> globals_;
+  std::vector<std::vector<uint32_t>> held_; // each actor's instances, oldest first
+  std::vector<Instance> insts_;
+  std::vector<uint32_t> freeInsts_;
+  std::vector<int64_t> vars_;
+  std::vector<int64_t> captured_;
+  std::vector<Timer> timers_; // a heap
+  std::vector<int64_t> statCache_;
+  std::vector<uint64_t> statEpoch_;
+  std::deque<Event> events_; // the moment's events: a deque, so a reference holds as it grows
+  std::vector<Job> jobs_;
+  size_t jobAt_ = 0;
+  int momentDepth_ = 0;
+  std::vector<std::pair<Id, int64_t>> givenVars_;
+  std::vector<int64_t> localStack_;
+  std::vector<int64_t> scratchVars_; // vars for a body read with no instance: a newcomer's
+  size_t localTop_ = 0;
+  std::vector<int64_t> lists_;
+  std::vector<size_t> listStarts_;
+  std::vector<std::pair<uint32_t, uint32_t>> oncePerChain_; // rule, chain
+  std::vector<std::pair<Handle, uint32_t>> preventedChains_; // holder, chain
+  std::vector<uint32_t> chainCounts_;
+  std::vector<uint8_t> wideEffect_; // an effect with a rule hearing more than its holder
+  std::vector<uint32_t> wide_;      // live instances of those
+  std::vector<JournalEntry> journal_;
+  std::vector<uint64_t> journalTags_;
+  static const LedgerKernelApi kApi;
+};
+
+} // namespace ledger::rt

@@ -1,0 +1,761 @@
+// Steps that change the world, and the before rules' changes to the event
+// in hand: each reads its operands in the order the IR lays them out
+// (compiler/ir/lower_steps.cpp).
+#include "world.h"
+
+#include "number.h"
+
+#include <algorithm>
+
+namespace ledger::rt {
+
+using pack::ActionOp;
+using pack::BuiltinEvent;
+using pack::BuiltinTag;
+using pack::kNoId;
+using namespace pack::flags;
+
+void World::targetsOf(Frame &f, const pack::Action &a, const int64_t *args,
+                      std::vector<Handle> &out) {
+  out.clear();
+  if (a.query == kNoId)
+    return;
+  std::vector<int64_t> found;
+  query(f, t_->queries[a.query], args, found);
+  out.assign(found.begin(), found.end());
+}
+
+Refusal World::changePool(Frame *f, Id tag, Id pool, Handle to, Handle source, Handle credit,
+                          const Portion *portions, uint32_t count, int64_t upTo, uint32_t chain,
+                          const Given &props) {
+  uint32_t ei = newEvent(Id(BuiltinEvent::Change), to, source, credit, chain);
+  Event &e = events_[ei];
+  e.pool = pool;
+  addTags(e.tags, t_->tags[tag].closure);
+  NumberFault fault = NumberFault::None;
+  for (uint32_t p = 0; p < count && p < kMaxPortions; ++p) {
+    e.portions[p] = portions[p];
+    for (uint32_t w = 0; w < t_->tagWords; ++w)
+      e.tags.w[w] |= portions[p].tags.w[w];
+    e.amount = add(e.amount, portions[p].amount, fault);
+  }
+  // A change with one portion and no type is in no portions.
+  bool typed = false;
+  for (uint32_t p = 0; p < count; ++p)
+    for (uint32_t w = 0; w < t_->tagWords; ++w)
+      typed |= portions[p].tags.w[w] != 0;
+  e.portionCount = typed ? std::min(count, kMaxPortions) : 0;
+  e.upTo = upTo;
+  if (f) {
+    for (uint32_t w = 0; w < t_->tagWords; ++w)
+      e.tags.w[w] |= f->carried.w[w];
+    if (f->propsEvent >= 0) {
+      const Event &pe = events_[size_t(f->propsEvent)];
+      e.propCount = pe.propCount;
+      std::copy(pe.props, pe.props + pe.propCount, e.props);
+    }
+  }
+  for (auto [prop, v] : props.values)
+    if (e.propCount < kMaxProps)
+      e.props[e.propCount++] = {prop, v};
+  return raiseEvent(ei);
+}
+
+Refusal World::applyTo(Frame *f, Id effect, int64_t stacks, Handle to, Handle source,
+                       Handle credit, DurationUnit unit, int64_t duration, Id countEvent,
+                       const Given &vars, uint32_t chain, uint32_t *made, uint32_t *merged) {
+  if (!alive(to))
+    return Refusal::Gone;
+  const pack::Effect &ef = t_->effects[effect];
+  // What the effect says of its lifetime, unless the apply says otherwise.
+  if (unit == DurationUnit::None) {
+    Frame g{};
+    g.roots[LEDGER_SLOT_HOLDER] = to;
+    g.roots[LEDGER_SLOT_SOURCE] = source;
+    g.roots[LEDGER_SLOT_CREDIT] = credit;
+    if (ef.lasts.timeBody != kNoId) {
+      unit = DurationUnit::Time;
+      duration = runBody(ef.lasts.timeBody, g);
+    } else if (ef.lasts.kind == pack::LastsKind::Turns || ef.lasts.kind == pack::LastsKind::Count) {
+      unit = ef.lasts.kind == pack::LastsKind::Turns ? DurationUnit::Turns : DurationUnit::Count;
+      duration = runBody(ef.lasts.countBody, g);
+    }
+  }
+  uint32_t ei = newEvent(Id(BuiltinEvent::Apply), to, source, credit, chain);
+  Event &e = events_[ei];
+  e.effect = effect;
+  e.stacks = stacks;
+  e.amount = stacks;
+  e.unit = unit;
+  e.duration = duration;
+  e.countEvent = countEvent;
+  addTags(e.tags, ef.tags);
+  if (f)
+    for (uint32_t w = 0; w < t_->tagWords; ++w)
+      e.tags.w[w] |= f->carried.w[w];
+  if (unit == DurationUnit::Time)
+    addTags(e.tags, t_->tags[Id(BuiltinTag::Timed)].closure);
+  e.varsFrom = uint32_t(givenVars_.size());
+  for (auto v : vars.values)
+    givenVars_.push_back(v);
+  e.varCount = uint32_t(vars.values.size());
+  if (f && f->propsEvent >= 0) {
+    const Event &pe = events_[size_t(f->propsEvent)];
+    e.propCount = pe.propCount;
+    std::copy(pe.props, pe.props + pe.propCount, e.props);
+  }
+  // The Apply carries its stacks as its amount: a before rule may change it.
+  Refusal r = raiseEvent(ei);
+  const Event &done = events_[ei];
+  if (r == Refusal::None && made && merged) {
+    const Instance *in = instance(done.instance);
+    if (in && in->appliedAt == now_ * kOne && in->seq >= seq_ - 64 &&
+        done.after == in->stacks && in->stacks == done.stacks)
+      ++*made;
+    else
+      ++*merged;
+  }
+  return r;
+}
+
+int64_t World::removeEffect(Id effect, Handle from, int64_t stacks, Id endTag, uint32_t chain,
+                            pack::TagSet tags, pack::TagSet unless) {
+  if (!alive(from))
+    return 0;
+  int64_t taken = 0;
+  std::vector<uint32_t> list = held_[indexOf(from)]; // oldest first
+  for (uint32_t i : list) {
+    Instance &in = insts_[i];
+    if (!in.live)
+      continue;
+    if (effect != kNoId && in.effect != effect)
+      continue;
+    if (tags) {
+      TagBits tb;
+      addTags(tb, t_->effects[in.effect].tags);
+      if (!carriesAll(tb, tags) || (unless && carriesAny(tb, unless)))
+        continue;
+    }
+    if (stacks > 0) {
+      int64_t take = std::min(stacks, in.stacks);
+      touch(from);
+      in.stacks -= take;
+      stacks -= take;
+      ++taken;
+      if (in.stacks <= 0)
+        endInstance(i, Id(BuiltinTag::EndSpent), chain);
+      if (stacks <= 0)
+        break;
+      continue;
+    }
+    endInstance(i, endTag, chain);
+    ++taken;
+  }
+  return taken;
+}
+
+Refusal World::raiseOn(Frame *f, Id event, Handle of, Handle by, pack::TagSet tagged,
+                       uint32_t chain) {
+  Handle credit = f ? f->roots[LEDGER_SLOT_CREDIT] : by;
+  uint32_t ei = newEvent(event, of, by, credit ? credit : by, chain);
+  Event &e = events_[ei];
+  addTags(e.tags, tagged);
+  if (f) {
+    for (uint32_t w = 0; w < t_->tagWords; ++w)
+      e.tags.w[w] |= f->carried.w[w];
+    if (f->propsEvent >= 0) {
+      const Event &pe = events_[size_t(f->propsEvent)];
+      e.propCount = pe.propCount;
+      std::copy(pe.props, pe.props + pe.propCount, e.props);
+    }
+  }
+  return raiseEvent(ei);
+}
+
+Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32_t chain) {
+  uint32_t i = uint32_t(actors_.size());
+  actors_.push_back({});
+  Actor &a = actors_.back();
+  a.archetype = archetype;
+  a.live = true;
+  a.madeAt = now_;
+  Handle h = handle(i, a.gen);
+  size_t links = t_->links.size();
+  bases_.resize(bases_.size() + valueCount_, 0);
+  baseSaid_.resize(baseSaid_.size() + valueCount_, 0);
+  pools_.resize(pools_.size() + valueCount_, 0);
+  poolAt_.resize(poolAt_.size() + valueCount_, now_ * kOne);
+  poolMax_.resize(poolMax_.size() + valueCount_, 0);
+  hasPool_.resize(hasPool_.size() + valueCount_, 0);
+  statCache_.resize(statCache_.size() + valueCount_, 0);
+  statEpoch_.resize(statEpoch_.size() + valueCount_, 0);
+  links_.resize(links_.size() + links, 0);
+  overridden_.resize(overridden_.size() + links, 0);
+  held_.emplace_back();
+  // The creator's links, unless set.
+  if (creator && actor(creator))
+    for (size_t l = 0; l < links; ++l)
+      links_[size_t(i) * links + l] = links_[size_t(indexOf(creator)) * links + l];
+  for (auto [what, v] : withs.values)
+    if (what & pack::kWithLink)
+      links_[size_t(i) * links + (what & ~pack::kWithLink)] = v;
+  const pack::Archetype &arch = t_->archetypes[archetype];
+  Frame f{};
+  f.roots[LEDGER_SLOT_HOLDER] = h;
+  f.roots[LEDGER_SLOT_CREDIT] = h;
+  for (uint32_t b = 0; b < arch.baseCount; ++b) {
+    const pack::ArchetypeValue &v = t_->archetypeValues[arch.basesBegin + b];
+    bases_[size_t(i) * valueCount_ + v.value] = runBody(v.body, f);
+    baseSaid_[size_t(i) * valueCount_ + v.value] = 1;
+  }
+  for (uint32_t w = 0; w < arch.withCount; ++w) {
+    const pack::ArchetypeValue &v = t_->archetypeValues[arch.withBegin + w];
+    if (v.link != kNoId)
+      links_[size_t(i) * links + v.link] = runBody(v.body, f);
+  }
+  // Pools start at their least, full ones at their maximum, a with's at its
+  // amount, a create's past that.
+  for (uint32_t p = 0; p < arch.poolCount; ++p)
+    hasPool_[size_t(i) * valueCount_ + t_->idLists[arch.poolsBegin + p]] = 1;
+  ++epoch_;
+  for (uint32_t p = 0; p < arch.poolCount; ++p) {
+    Id pool = t_->idLists[arch.poolsBegin + p];
+    size_t slot = size_t(i) * valueCount_ + pool;
+    pools_[slot] = t_->values[pool].defaultValue ? t_->values[pool].defaultValue : poolLeast(h, pool);
+    poolMax_[slot] = poolMost(h, pool);
+  }
+  for (uint32_t p = 0; p < arch.fullCount; ++p) {
+    Id pool = t_->idLists[arch.fullBegin + p];
+    pools_[size_t(i) * valueCount_ + pool] = poolMost(h, pool);
+  }
+  for (uint32_t w = 0; w < arch.withCount; ++w) {
+    const pack::ArchetypeValue &v = t_->archetypeValues[arch.withBegin + w];
+    if (v.value != kNoId)
+      pools_[size_t(i) * valueCount_ + v.value] = runBody(v.body, f);
+  }
+  for (auto [what, v] : withs.values)
+    if (!(what & pack::kWithLink) && what < valueCount_ && hasPool_[size_t(i) * valueCount_ + what])
+      pools_[size_t(i) * valueCount_ + what] = v;
+  for (uint32_t p = 0; p < valueCount_; ++p)
+    if (hasPool_[size_t(i) * valueCount_ + p])
+      pools_[size_t(i) * valueCount_ + p] = clampPool(h, p, pools_[size_t(i) * valueCount_ + p]);
+  // Innate effects, each applied as content's apply is.
+  for (uint32_t k = 0; k < arch.hasCount; ++k) {
+    const pack::ArchetypeValue &v = t_->archetypeValues[arch.hasBegin + k];
+    int64_t stacks = runBody(v.body, f);
+    applyTo(nullptr, v.value, stacks, h, h, h, DurationUnit::None, 0, kNoId, {}, chain, nullptr,
+            nullptr);
+  }
+  uint32_t ce = newEvent(Id(BuiltinEvent::Create), h, creator, creator ? creator : h, chain);
+  addTags(events_[ce].tags, arch.tags);
+  raiseEvent(ce);
+  return h;
+}
+
+void World::destroyActor(Handle h, uint32_t chain) {
+  Actor *a = actor(h);
+  if (!a || !a->live)
+    return;
+  uint32_t ei = newEvent(Id(BuiltinEvent::Destroy), h, 0, 0, chain);
+  if (raiseEvent(ei) != Refusal::None)
+    return;
+  touch(h);
+  // What it held is removed, and hears it.
+  std::vector<uint32_t> list = held_[indexOf(h)];
+  for (uint32_t i : list)
+    endInstance(i, Id(BuiltinTag::EndGone), chain);
+  actor(h)->live = false;
+  ++epoch_;
+}
+
+bool World::granted(Handle a, Id ability) {
+  const Actor *ac = actor(a);
+  if (!ac)
+    return false;
+  const pack::Archetype &arch = t_->archetypes[ac->archetype];
+  bool suspended = false;
+  for (uint32_t i : held_[indexOf(a)])
+    if (t_->effects[insts_[i].effect].suspendsAll)
+      suspended = true;
+  if (!suspended)
+    for (uint32_t g = 0; g < arch.grantCount; ++g)
+      if (t_->idLists[arch.grantsBegin + g] == ability)
+        return true;
+  for (uint32_t i : held_[indexOf(a)]) {
+    if (!working(i))
+      continue;
+    const pack::Effect &ef = t_->effects[insts_[i].effect];
+    for (uint32_t g = 0; g < ef.grantCount; ++g)
+      if (t_->idLists[ef.grantsBegin + g] == ability)
+        return true;
+  }
+  return false;
+}
+
+int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
+  std::vector<Handle> targets;
+  uint32_t k = a.queryArgCount;
+  Handle holder = f.c.locals[LEDGER_SLOT_HOLDER];
+  Handle credit = f.c.locals[LEDGER_SLOT_CREDIT];
+  auto withs = [&](uint32_t from) {
+    Given g;
+    for (uint32_t w = 0; w < a.withCount; ++w)
+      g.values.push_back({t_->idLists[a.withBegin + w], args[from + w]});
+    return g;
+  };
+  auto results = [&](uint32_t done, uint32_t made, uint32_t merged, uint32_t refused) {
+    if (a.flags & kHasAs) {
+      f.c.locals[a.resultSlot] = int64_t(done) * kOne;
+      f.c.locals[a.resultSlot + 1] = int64_t(made) * kOne;
+      f.c.locals[a.resultSlot + 2] = int64_t(merged) * kOne;
+      f.c.locals[a.resultSlot + 3] = int64_t(refused) * kOne;
+    }
+  };
+  Event *hand = f.event >= 0 ? &events_[size_t(f.event)] : nullptr;
+  NumberFault fault = NumberFault::None;
+  // A before rule's change to the amount acts on the portions it names.
+  auto eachPortion = [&](auto fn) {
+    if (!hand)
+      return;
+    if (hand->portionCount == 0) {
+      hand->amount = fn(hand->amount);
+      return;
+    }
+    for (uint32_t p = 0; p < hand->portionCount; ++p)
+      if (f.portions >> p & 1)
+        hand->portions[p].amount = fn(hand->portions[p].amount);
+  };
+  auto handAmount = [&]() {
+    if (!hand)
+      return int64_t(0);
+    if (hand->portionCount == 0)
+      return hand->amount;
+    int64_t s = 0;
+    for (uint32_t p = 0; p < hand->portionCount; ++p)
+      if (f.portions >> p & 1)
+        s += hand->portions[p].amount;
+    return s;
+  };
+  switch (a.op) {
+  case ActionOp::Deal:
+  case ActionOp::Heal: {
+    targetsOf(f, a, args, targets);
+    Portion portions[kMaxPortions];
+    uint32_t n = std::min(a.listCount, kMaxPortions);
+    for (uint32_t p = 0; p < n; ++p) {
+      portions[p].amount = args[k++];
+      addTags(portions[p].tags, t_->idLists[a.listBegin + p]);
+    }
+    int64_t upTo = (a.flags & kHasUpTo) ? args[k++] : INT64_MAX;
+    Handle source = f.c.locals[LEDGER_SLOT_HOLDER];
+    if (a.flags & kHasFrom) {
+      source = args[k++];
+      credit = source;
+    } else if (a.flags & kSourceless) {
+      source = 0;
+    }
+    Given props = withs(k);
+    Id tag = a.op == ActionOp::Deal ? Id(BuiltinTag::Damage) : Id(BuiltinTag::Heal);
+    for (Handle t : targets)
+      changePool(&f, tag, t_->damagePool, t, source, credit, portions, n, upTo, f.chain, props);
+    return LEDGER_GO;
+  }
+  case ActionOp::Gain:
+  case ActionOp::Lose:
+  case ActionOp::SetPool: {
+    targetsOf(f, a, args, targets);
+    Portion portion;
+    portion.amount = args[k++];
+    addTags(portion.tags, a.tags);
+    int64_t upTo = (a.flags & kHasUpTo) ? args[k++] : INT64_MAX;
+    Given props = withs(k);
+    Id tag = a.op == ActionOp::Gain   ? Id(BuiltinTag::Gain)
+             : a.op == ActionOp::Lose ? Id(BuiltinTag::Loss)
+                                      : Id(BuiltinTag::Set);
+    for (Handle t : targets)
+      changePool(&f, tag, a.a, t, holder, credit, &portion, 1, upTo, f.chain, props);
+    return LEDGER_GO;
+  }
+  case ActionOp::Apply: {
+    targetsOf(f, a, args, targets);
+    int64_t stacks = (a.flags & kHasStacks) ? args[k++] : kOne;
+    DurationUnit unit = DurationUnit::None;
+    int64_t duration = 0;
+    if (a.flags & (kForTime | kForTurns | kForCount)) {
+      unit = (a.flags & kForTime) ? DurationUnit::Time
+             : (a.flags & kForTurns) ? DurationUnit::Turns
+                                     : DurationUnit::Count;
+      duration = args[k++];
+    }
+    Handle source = holder;
+    if (a.flags & kHasFrom) {
+      source = args[k++];
+      credit = source;
+    }
+    Given vars = withs(k);
+    uint32_t made = 0, merged = 0, refused = 0;
+    for (Handle t : targets) {
+      Refusal r = applyTo(&f, a.a, stacks, t, source, credit, unit, duration, a.b, vars, f.chain,
+                          &made, &merged);
+      refused += r != Refusal::None;
+    }
+    results(made + merged, made, merged, refused);
+    return LEDGER_GO;
+  }
+  case ActionOp::RemoveEffect:
+  case ActionOp::RemoveTag:
+  case ActionOp::RemoveCooldown:
+  case ActionOp::RemoveHandle: {
+    targetsOf(f, a, args, targets);
+    Handle which = a.op == ActionOp::RemoveHandle ? args[k++] : 0;
+    int64_t stacks = (a.flags & kHasCount) ? args[k++] : 0;
+    uint32_t done = 0, refused = 0;
+    bool self = false;
+    Id endTag = Id(BuiltinTag::EndRemoved);
+    if (a.op == ActionOp::RemoveHandle) {
+      Instance *in = instance(which);
+      if (!in) {
+        refused = 1;
+      } else {
+        self = which == f.instance;
+        if (self)
+          endTag = Id(BuiltinTag::EndBroken);
+        if (stacks > 0 && stacks < in->stacks) {
+          touch(in->holder);
+          in->stacks -= stacks;
+        } else {
+          endInstance(indexOf(which), endTag, f.chain);
+        }
+        done = 1;
+      }
+    } else {
+      for (Handle t : targets) {
+        Id effect = a.op == ActionOp::RemoveEffect     ? a.a
+                    : a.op == ActionOp::RemoveCooldown ? t_->abilities[a.a].cooldownEffect
+                                                       : kNoId;
+        if (a.op == ActionOp::RemoveCooldown && effect == kNoId)
+          continue;
+        done += uint32_t(removeEffect(effect, t, stacks, endTag, f.chain,
+                                      a.op == ActionOp::RemoveTag ? a.tags : 0,
+                                      a.op == ActionOp::RemoveTag ? a.c : 0));
+      }
+    }
+    results(done, 0, 0, refused);
+    return self ? LEDGER_STOP : LEDGER_GO;
+  }
+  case ActionOp::Raise: {
+    targetsOf(f, a, args, targets);
+    Handle by = (a.flags & kHasBy) ? args[k++] : holder;
+    for (Handle t : targets)
+      raiseOn(&f, a.a, t, by, a.tags, f.chain);
+    return LEDGER_GO;
+  }
+  case ActionOp::Create: {
+    int64_t count = (a.flags & kHasCount) ? args[k++] / kOne : 1;
+    Given g = withs(k);
+    // First a Make by the creator, its amount the count, which a before rule may change.
+    uint32_t me = newEvent(Id(BuiltinEvent::Make), holder, holder, credit, f.chain);
+    events_[me].amount = count * kOne;
+    addTags(events_[me].tags, t_->archetypes[a.a].tags);
+    if (raiseEvent(me) != Refusal::None)
+      return LEDGER_GO;
+    count = events_[me].amount / kOne;
+    Handle last = 0;
+    for (int64_t i = 0; i < count && i < 1000; ++i)
+      last = makeActor(a.a, holder, g, f.chain);
+    if (a.flags & kHasAs)
+      f.c.locals[a.resultSlot] = last;
+    return LEDGER_GO;
+  }
+  case ActionOp::Destroy:
+    targetsOf(f, a, args, targets);
+    for (Handle t : targets)
+      destroyActor(t, f.chain);
+    return alive(holder) ? LEDGER_GO : LEDGER_STOP;
+  case ActionOp::Revive: {
+    targetsOf(f, a, args, targets);
+    bool hasAt = a.flags & kHasAmount;
+    int64_t at = hasAt ? args[k++] : 0;
+    for (Handle t : targets) {
+      Actor *ac = actor(t);
+      if (!ac || !ac->live || !ac->fallen)
+        continue;
+      touch(t);
+      ac->fallen = false;
+      ++epoch_;
+      Id pool = kNoId;
+      for (uint32_t i : held_[indexOf(t)])
+        if (t_->effects[insts_[i].effect].fallsPool != kNoId)
+          pool = t_->effects[insts_[i].effect].fallsPool;
+      if (pool == kNoId)
+        continue;
+      Portion p;
+      p.amount = std::max(hasAt ? at : poolMost(t, pool), add(poolLeast(t, pool), kOne, fault));
+      changePool(&f, Id(BuiltinTag::Set), pool, t, holder, credit, &p, 1, INT64_MAX, f.chain, {});
+    }
+    return LEDGER_GO;
+  }
+  case ActionOp::Cast: {
+    targetsOf(f, a, args, targets);
+    int64_t ability = args[k++];
+    Given g = withs(k);
+    uint32_t done = 0, refused = 0;
+    if (ability > 0 && size_t(ability) <= t_->abilities.size()) {
+      Id ab = Id(ability - 1);
+      Outcome o = check(holder, ab, targets, true, a.flags & kFree, a.flags & kNoCooldown);
+      if (o.ok() && castAbility(&f, holder, ab, targets, g, a.flags & kFree,
+                                a.flags & kNoCooldown, a.tags, f.chain) == Refusal::None)
+        ++done;
+      else
+        ++refused;
+    }
+    results(done, 0, 0, refused);
+    return LEDGER_GO;
+  }
+  case ActionOp::SetLink: {
+    targetsOf(f, a, args, targets);
+    Handle to = (a.flags & kToNone) ? 0 : args[k++];
+    if (t_->links[a.a].global) {
+      globals_[a.a] = to;
+      ++epoch_;
+      return LEDGER_GO;
+    }
+    for (Handle t : targets)
+      if (actor(t)) {
+        touch(t);
+        links_[size_t(indexOf(t)) * t_->links.size() + a.a] = to;
+      }
+    return LEDGER_GO;
+  }
+  case ActionOp::ScaleDuration:
+  case ActionOp::AddDuration:
+  case ActionOp::AtMostDuration: {
+    int64_t amount = args[k++];
+    Handle on = (a.flags & kHasOn) ? args[k++] : 0;
+    if (on) {
+      Instance *in = instance(on);
+      if (!in || in->expiresAt < 0)
+        return LEDGER_GO;
+      int64_t left = in->expiresAt - now_ * kOne;
+      int64_t next = a.op == ActionOp::ScaleDuration ? mul(left, amount, fault)
+                     : a.op == ActionOp::AddDuration ? add(left, amount, fault)
+                                                     : std::min(left, amount);
+      in->expiresAt = now_ * kOne + std::max<int64_t>(0, next);
+      schedule(indexOf(on));
+      return LEDGER_GO;
+    }
+    if (!hand || hand->kind != Id(BuiltinEvent::Apply))
+      return LEDGER_GO;
+    bool turns = (a.flags & kForTurns) != 0, count = (a.flags & kForCount) != 0;
+    bool time = a.op == ActionOp::ScaleDuration || (a.flags & kForTime);
+    DurationUnit unit = hand->unit;
+    if (a.op != ActionOp::ScaleDuration &&
+        !((time && unit == DurationUnit::Time) || (turns && unit == DurationUnit::Turns) ||
+          (count && unit == DurationUnit::Count)))
+      return LEDGER_GO; // an Apply counting nothing in that unit is left alone
+    if (unit == DurationUnit::None)
+      return LEDGER_GO;
+    int64_t d = hand->duration;
+    if (a.op == ActionOp::ScaleDuration) {
+      d = mul(d, amount, fault);
+      // Made whole as it says, up if it says nothing.
+      d = (a.flags & kRoundFloor)   ? floorWhole(d)
+          : (a.flags & kRoundRound) ? roundWhole(d, fault)
+                                    : ceilWhole(d, fault);
+    } else if (a.op == ActionOp::AddDuration) {
+      d = add(d, unit == DurationUnit::Time ? amount : truncWhole(amount), fault);
+    } else {
+      d = std::min(d, amount);
+    }
+    hand->duration = std::max<int64_t>(0, d);
+    return LEDGER_GO;
+  }
+  case ActionOp::Prevent:
+    if (hand) {
+      int64_t took = handAmount();
+      if (hand->portionCount > 0 && f.portions != ~0u) {
+        eachPortion([](int64_t) { return int64_t(0); });
+        bool any = false;
+        for (uint32_t p = 0; p < hand->portionCount; ++p)
+          any |= hand->portions[p].amount != 0;
+        if (!any)
+          hand->prevented = true;
+      } else {
+        hand->prevented = true;
+      }
+      if (a.resultSlot != kNoId)
+        f.c.locals[a.resultSlot] = took;
+      if (a.flags & kChain)
+        preventedChains_.push_back({hand->subject, hand->chain});
+    }
+    return LEDGER_GO;
+  case ActionOp::Convert: {
+    if (!hand)
+      return LEDGER_GO;
+    int64_t share = args[k++];
+    uint32_t into = kMaxPortions;
+    for (uint32_t p = 0; p < hand->portionCount; ++p)
+      if ((hand->portions[p].tags.w[a.b / 64] >> (a.b % 64)) & 1)
+        into = p;
+    for (uint32_t p = 0; p < hand->portionCount; ++p) {
+      Portion &from = hand->portions[p];
+      if (!((from.tags.w[a.a / 64] >> (a.a % 64)) & 1) || p == into)
+        continue;
+      int64_t moved = mul(from.amount, share, fault);
+      from.amount = sub(from.amount, moved, fault);
+      if (into == kMaxPortions && hand->portionCount < kMaxPortions) {
+        into = hand->portionCount++;
+        hand->portions[into] = Portion{};
+        addTags(hand->portions[into].tags, t_->tags[a.b].closure);
+      }
+      if (into < kMaxPortions)
+        hand->portions[into].amount = add(hand->portions[into].amount, moved, fault);
+    }
+    for (uint32_t p = 0; p < hand->portionCount; ++p)
+      for (uint32_t w = 0; w < t_->tagWords; ++w)
+        hand->tags.w[w] |= hand->portions[p].tags.w[w];
+    return LEDGER_GO;
+  }
+  case ActionOp::Scale: {
+    int64_t factor = args[k++];
+    eachPortion([&](int64_t v) { return mul(v, factor, fault); });
+    if (hand && hand->kind == Id(BuiltinEvent::Apply))
+      hand->stacks = hand->amount;
+    return LEDGER_GO;
+  }
+  case ActionOp::AddAmount: {
+    int64_t more = args[k++];
+    if (!hand)
+      return LEDGER_GO;
+    if (a.a != kNoId && hand->portionCount > 0) {
+      uint32_t into = kMaxPortions;
+      for (uint32_t p = 0; p < hand->portionCount; ++p)
+        if ((hand->portions[p].tags.w[a.a / 64] >> (a.a % 64)) & 1)
+          into = p;
+      if (into == kMaxPortions && hand->portionCount < kMaxPortions) {
+        into = hand->portionCount++;
+        hand->portions[into] = Portion{};
+        addTags(hand->portions[into].tags, t_->tags[a.a].closure);
+        addTags(hand->tags, t_->tags[a.a].closure);
+      }
+      if (into < kMaxPortions)
+        hand->portions[into].amount = add(hand->portions[into].amount, more, fault);
+      return LEDGER_GO;
+    }
+    bool first = true;
+    eachPortion([&](int64_t v) {
+      if (!first)
+        return v;
+      first = false;
+      return add(v, more, fault);
+    });
+    if (hand->kind == Id(BuiltinEvent::Apply))
+      hand->stacks = hand->amount;
+    return LEDGER_GO;
+  }
+  case ActionOp::Reduce: {
+    int64_t by = args[k++];
+    // Taken from the portions it acts on, in order, not below 0.
+    if (hand && hand->portionCount > 0) {
+      for (uint32_t p = 0; p < hand->portionCount && by > 0; ++p)
+        if (f.portions >> p & 1) {
+          int64_t take = std::min(by, hand->portions[p].amount);
+          hand->portions[p].amount -= take;
+          by -= take;
+        }
+    } else if (hand) {
+      hand->amount = std::max<int64_t>(0, sub(hand->amount, by, fault));
+    }
+    return LEDGER_GO;
+  }
+  case ActionOp::AtMost: {
+    int64_t cap = args[k++];
+    int64_t total = handAmount();
+    if (total > cap) {
+      int64_t over = total - cap;
+      if (hand && hand->portionCount > 0) {
+        for (int p = int(hand->portionCount) - 1; p >= 0 && over > 0; --p)
+          if (f.portions >> p & 1) {
+            int64_t take = std::min(over, hand->portions[p].amount);
+            hand->portions[p].amount -= take;
+            over -= take;
+          }
+      } else if (hand) {
+        hand->amount = cap;
+      }
+    }
+    return LEDGER_GO;
+  }
+  case ActionOp::AtLeast: {
+    int64_t floor = args[k++];
+    int64_t total = handAmount();
+    if (total < floor && hand) {
+      if (hand->portionCount > 0) {
+        for (uint32_t p = 0; p < hand->portionCount; ++p)
+          if (f.portions >> p & 1) {
+            hand->portions[p].amount += floor - total;
+            break;
+          }
+      } else {
+        hand->amount = floor;
+      }
+    }
+    return LEDGER_GO;
+  }
+  case ActionOp::SetProp: {
+    int64_t v = args[k++];
+    if (!hand)
+      return LEDGER_GO;
+    for (uint32_t p = 0; p < hand->propCount; ++p)
+      if (hand->props[p].first == a.a) {
+        hand->props[p].second = v;
+        return LEDGER_GO;
+      }
+    if (hand->propCount < kMaxProps)
+      hand->props[hand->propCount++] = {a.a, v};
+    return LEDGER_GO;
+  }
+  case ActionOp::Absorb: {
+    if (!hand)
+      return LEDGER_GO;
+    int64_t limit = (a.flags & kHasUpTo) ? args[k++] : INT64_MAX;
+    int64_t can = limit;
+    if (a.flags & kIntoVar)
+      can = std::min(can, std::max<int64_t>(0, f.c.vars[a.a]));
+    else if (a.flags & kIntoPool)
+      can = std::min(can, std::max<int64_t>(0, poolNow(holder, a.a) - poolLeast(holder, a.a)));
+    int64_t total = handAmount();
+    int64_t took = std::min(can, total);
+    int64_t left = took;
+    eachPortion([&](int64_t v) {
+      int64_t t = std::min(left, v);
+      left -= t;
+      return v - t;
+    });
+    if (a.flags & kIntoVar) {
+      f.c.vars[a.a] = sub(f.c.vars[a.a], took, fault);
+    } else if (a.flags & kIntoPool && took > 0) {
+      Portion p;
+      p.amount = took;
+      changePool(&f, Id(BuiltinTag::Loss), a.a, holder, holder, credit, &p, 1, INT64_MAX,
+                 f.chain, {});
+    }
+    if (a.resultSlot != kNoId)
+      f.c.locals[a.resultSlot] = took;
+    return LEDGER_GO;
+  }
+  case ActionOp::Redirect:
+    if (!hand)
+      return LEDGER_GO;
+    if (a.flags & kHasOn)
+      hand->redirectTo = args[k++];
+    else
+      hand->redirectPool = a.a;
+    if (f.c.locals[LEDGER_SLOT_CREDIT] != insts_[indexOf(f.instance)].credit)
+      hand->credit = f.c.locals[LEDGER_SLOT_CREDIT];
+    return LEDGER_GO;
+  }
+  return LEDGER_GO;
+}
+
+} // namespace ledger::rt

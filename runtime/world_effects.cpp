@@ -1,0 +1,420 @@
+// Effects: instances put on by an Apply as its stack policy says, their
+// lifetimes and every rules on the timer queue, and how they come off.
+#include "world.h"
+
+#include "number.h"
+
+#include <algorithm>
+
+namespace ledger::rt {
+
+using pack::kNoId;
+using pack::StackMode;
+using pack::FullMode;
+
+World::Frame World::frameFor(uint32_t inst, int64_t event, uint32_t chain) {
+  Frame f{};
+  f.world = this;
+  f.instance = instanceHandle(inst);
+  f.event = event;
+  f.chain = chain;
+  const Instance &in = insts_[inst];
+  f.carried = in.carried;
+  f.roots[LEDGER_SLOT_HOLDER] = in.holder;
+  f.roots[LEDGER_SLOT_SOURCE] = in.source;
+  f.roots[LEDGER_SLOT_CREDIT] = in.credit;
+  f.roots[LEDGER_SLOT_TARGET] = event >= 0 ? events_[size_t(event)].subject : 0;
+  f.roots[LEDGER_SLOT_IT] = 0;
+  f.roots[LEDGER_SLOT_SELF] = f.instance;
+  f.c.vars = vars_.data() + in.varsAt;
+  f.propsEvent = event;
+  return f;
+}
+
+void World::schedule(uint32_t inst) {
+  Instance &in = insts_[inst];
+  ++in.timerVersion;
+  Handle h = instanceHandle(inst);
+  if (in.expiresAt >= 0) {
+    timers_.push_back({in.expiresAt, 1, ++seq_, TimerKind::Expire, h, 0, in.timerVersion});
+    std::push_heap(timers_.begin(), timers_.end(), std::greater<>());
+  }
+  const pack::Effect &e = t_->effects[in.effect];
+  for (uint32_t r = 0; r < e.ruleCount; ++r) {
+    const pack::Rule &rule = t_->rules[e.rulesBegin + r];
+    if (rule.kind != pack::RuleKind::Every)
+      continue;
+    Frame f = frameFor(inst, -1, 0);
+    int64_t interval = runBody(rule.intervalBody, f);
+    if (interval <= 0)
+      continue;
+    timers_.push_back({in.appliedAt + interval, 0, ++seq_, TimerKind::Every, h,
+                       e.rulesBegin + r, in.timerVersion});
+    std::push_heap(timers_.begin(), timers_.end(), std::greater<>());
+  }
+}
+
+// The lifetime an Apply installs, in ticks (millionths), or -1.
+static int64_t lifetimeOf(DurationUnit unit, int64_t duration) {
+  return unit == DurationUnit::Time ? duration : -1;
+}
+
+uint32_t World::newInstance(Event &e) {
+  uint32_t i;
+  if (!freeInsts_.empty()) {
+    i = freeInsts_.back();
+    freeInsts_.pop_back();
+    uint32_t gen = insts_[i].gen + 1;
+    insts_[i] = Instance{};
+    insts_[i].gen = gen;
+  } else {
+    i = uint32_t(insts_.size());
+    insts_.push_back({});
+  }
+  Instance &in = insts_[i];
+  const pack::Effect &ef = t_->effects[e.effect];
+  in.live = true;
+  in.effect = e.effect;
+  in.holder = e.subject;
+  in.source = e.source;
+  in.credit = e.credit;
+  in.stacks = e.stacks;
+  in.seq = ++seq_;
+  in.appliedAt = now_ * kOne;
+  in.carried = e.tags;
+  // Only the tags declared carried go down a chain.
+  for (Id g = 0; g < t_->tags.size(); ++g)
+    if (!t_->tags[g].carried)
+      in.carried.w[g / 64] &= ~(uint64_t(1) << (g % 64));
+  in.lifetime = lifetimeOf(e.unit, e.duration);
+  in.expiresAt = in.lifetime >= 0 ? in.appliedAt + in.lifetime : -1;
+  in.turnsLeft = e.unit == DurationUnit::Turns ? e.duration / kOne : -1;
+  in.countLeft = e.unit == DurationUnit::Count ? e.duration / kOne : -1;
+  in.countEvent = e.countEvent;
+  in.varsAt = uint32_t(vars_.size());
+  vars_.resize(vars_.size() + ef.varCount, 0);
+  in.capturedAt = uint32_t(captured_.size());
+  captured_.resize(captured_.size() + ef.modifierCount + ef.overrideCount, 0);
+  held_[indexOf(e.subject)].push_back(i);
+  if (wideEffect_[e.effect])
+    wide_.push_back(i);
+  // Vars: given, else their formula, read as the instance goes on.
+  Frame f = frameFor(i, -1, e.chain);
+  for (uint32_t v = 0; v < ef.varCount; ++v) {
+    const pack::Var &var = t_->vars[ef.varsBegin + v];
+    int64_t value = var.initBody != kNoId ? runBody(var.initBody, f) : 0;
+    for (uint32_t g = 0; g < e.varCount; ++g)
+      if (givenVars_[e.varsFrom + g].first == v)
+        value = givenVars_[e.varsFrom + g].second;
+    vars_[insts_[i].varsAt + v] = value;
+  }
+  Frame g = frameFor(i, -1, e.chain);
+  for (uint32_t m = 0; m < ef.modifierCount; ++m) {
+    const pack::Modifier &mod = t_->modifiers[ef.modifiersBegin + m];
+    if (mod.captured)
+      captured_[insts_[i].capturedAt + m] = runBody(mod.amountBody, g);
+  }
+  for (uint32_t o = 0; o < ef.overrideCount; ++o) {
+    const pack::LinkOverride &lo = t_->linkOverrides[ef.overridesBegin + o];
+    captured_[insts_[i].capturedAt + ef.modifierCount + o] = runBody(lo.actorBody, g);
+    overridden_[size_t(indexOf(e.subject)) * t_->links.size() + lo.link] = instanceHandle(i);
+  }
+  schedule(i);
+  return i;
+}
+
+int64_t World::stackCap(uint32_t inst, const Event &e) {
+  const pack::Effect &ef = t_->effects[e.effect];
+  if (ef.stack.maxBody == kNoId)
+    return INT64_MAX;
+  Frame f = inst != UINT32_MAX ? frameFor(inst, -1, e.chain) : Frame{};
+  if (inst == UINT32_MAX) {
+    f.world = this;
+    f.roots[LEDGER_SLOT_HOLDER] = e.subject;
+    f.roots[LEDGER_SLOT_SOURCE] = e.source;
+    f.roots[LEDGER_SLOT_CREDIT] = e.credit;
+  }
+  return runBody(ef.stack.maxBody, f);
+}
+
+// The Apply lands: a new instance, or what the stack policy does with the
+// ones held. With no stack line, an effect with values replaces and one
+// without piles.
+void World::install(Event &e, uint32_t eventIndex) {
+  const pack::Effect &ef = t_->effects[e.effect];
+  Handle holder = e.subject;
+  touch(holder);
+  StackMode mode = ef.stack.mode;
+  if (mode == StackMode::Unsaid)
+    mode = (ef.varCount || ef.overrideCount || (ef.modifierCount && std::any_of(
+                t_->modifiers.begin() + ef.modifiersBegin,
+                t_->modifiers.begin() + ef.modifiersBegin + ef.modifierCount,
+                [](const pack::Modifier &m) { return m.captured; })))
+               ? StackMode::Replace
+               : StackMode::Add;
+  // Exclusive: the holder's other effects carrying one of its tags come off.
+  if (ef.exclusive) {
+    std::vector<uint32_t> off;
+    for (uint32_t i : held_[indexOf(holder)]) {
+      TagBits tb;
+      addTags(tb, t_->effects[insts_[i].effect].tags);
+      if (insts_[i].effect != e.effect && carriesAny(tb, ef.exclusive))
+        off.push_back(i);
+    }
+    for (uint32_t i : off)
+      endInstance(i, Id(pack::BuiltinTag::EndReplaced), e.chain);
+  }
+  std::vector<uint32_t> same;
+  for (uint32_t i : held_[indexOf(holder)])
+    if (insts_[i].effect == e.effect && (!ef.stack.perSource || insts_[i].source == e.source))
+      same.push_back(i);
+  int64_t cap = stackCap(same.empty() ? UINT32_MAX : same.front(), e);
+  int64_t capStacks = cap == INT64_MAX ? INT64_MAX : cap;
+  // stronger by: a newcomer compared with the one held.
+  if (!same.empty() && ef.stack.strongerBody != kNoId) {
+    Frame held = frameFor(same.back(), -1, e.chain);
+    int64_t mine = runBody(ef.stack.strongerBody, held);
+    Frame f{};
+    f.roots[LEDGER_SLOT_HOLDER] = holder;
+    f.roots[LEDGER_SLOT_SOURCE] = e.source;
+    f.roots[LEDGER_SLOT_CREDIT] = e.credit;
+    // The newcomer's vars, as it would go on with them.
+    std::fill(scratchVars_.begin(), scratchVars_.end(), 0);
+    for (uint32_t v = 0; v < ef.varCount; ++v) {
+      const pack::Var &var = t_->vars[ef.varsBegin + v];
+      scratchVars_[v] = var.initBody != kNoId ? runBody(var.initBody, f) : 0;
+      for (uint32_t g = 0; g < e.varCount; ++g)
+        if (givenVars_[e.varsFrom + g].first == v)
+          scratchVars_[v] = givenVars_[e.varsFrom + g].second;
+    }
+    int64_t theirs = runBody(ef.stack.strongerBody, f);
+    if (theirs > mine) {
+      mode = StackMode::Replace;
+    } else if (theirs < mine) {
+      e.refusal = Refusal::Refused;
+      return;
+    }
+  }
+  if (same.empty() || mode == StackMode::Separate) {
+    if (mode == StackMode::Separate && capStacks != INT64_MAX &&
+        int64_t(same.size()) * kOne >= capStacks) {
+      FullMode full = ef.stack.full;
+      if (full == FullMode::Refuse || full == FullMode::Unsaid) {
+        e.refusal = Refusal::Refused;
+        return;
+      }
+      uint32_t victim = same.front();
+      if (full == FullMode::Shortest)
+        for (uint32_t i : same)
+          if (insts_[i].expiresAt >= 0 &&
+              (insts_[victim].expiresAt < 0 || insts_[i].expiresAt < insts_[victim].expiresAt))
+            victim = i;
+      endInstance(victim, Id(pack::BuiltinTag::EndReplaced), e.chain);
+    }
+    if (!ef.stack.isSigned && capStacks != INT64_MAX && mode != StackMode::Separate)
+      e.stacks = std::min(e.stacks, capStacks);
+    uint32_t i = newInstance(e);
+    e.instance = instanceHandle(i);
+    e.after = insts_[i].stacks;
+    Frame f = frameFor(i, int64_t(eventIndex), e.chain);
+    for (uint32_t r = 0; r < ef.ruleCount; ++r)
+      if (t_->rules[ef.rulesBegin + r].kind == pack::RuleKind::Start && insts_[i].live)
+        runSteps(t_->rules[ef.rulesBegin + r].steps, f);
+    return;
+  }
+  uint32_t held = same.back();
+  Instance &in = insts_[held];
+  e.instance = instanceHandle(held);
+  int64_t newLife = lifetimeOf(e.unit, e.duration);
+  switch (mode) {
+  case StackMode::Ignore:
+    e.refusal = Refusal::AlreadyHas;
+    return;
+  case StackMode::Replace: {
+    endInstance(held, Id(pack::BuiltinTag::EndReplaced), e.chain);
+    uint32_t i = newInstance(e);
+    e.instance = instanceHandle(i);
+    e.after = insts_[i].stacks;
+    Frame f = frameFor(i, int64_t(eventIndex), e.chain);
+    for (uint32_t r = 0; r < ef.ruleCount; ++r)
+      if (t_->rules[ef.rulesBegin + r].kind == pack::RuleKind::Start && insts_[i].live)
+        runSteps(t_->rules[ef.rulesBegin + r].steps, f);
+    return;
+  }
+  case StackMode::Refresh: {
+    if (newLife >= 0) {
+      int64_t left = in.expiresAt >= 0 ? std::max<int64_t>(0, in.expiresAt - now_ * kOne) : 0;
+      NumberFault fault = NumberFault::None;
+      int64_t kept = ef.stack.keepSaid ? std::min(left, mul(newLife, ef.stack.keepUpTo, fault)) : 0;
+      in.lifetime = newLife + kept;
+      in.expiresAt = now_ * kOne + in.lifetime;
+      schedule(held);
+    }
+    if (in.turnsLeft >= 0 && e.unit == DurationUnit::Turns)
+      in.turnsLeft = e.duration / kOne;
+    if (in.countLeft >= 0 && e.unit == DurationUnit::Count)
+      in.countLeft = e.duration / kOne;
+    e.after = in.stacks;
+    return;
+  }
+  case StackMode::Extend:
+    if (newLife >= 0 && in.expiresAt >= 0) {
+      in.expiresAt += newLife;
+      in.lifetime += newLife;
+      schedule(held);
+    }
+    if (in.turnsLeft >= 0 && e.unit == DurationUnit::Turns)
+      in.turnsLeft += e.duration / kOne;
+    if (in.countLeft >= 0 && e.unit == DurationUnit::Count)
+      in.countLeft += e.duration / kOne;
+    e.after = in.stacks;
+    return;
+  default: { // add
+    int64_t stacks = in.stacks + e.stacks;
+    bool full = false;
+    if (ef.stack.isSigned) {
+      if (capStacks != INT64_MAX)
+        stacks = std::clamp(stacks, -capStacks, capStacks);
+    } else if (stacks > capStacks) {
+      full = in.stacks >= capStacks;
+      stacks = capStacks;
+    }
+    if (full && ef.stack.full == FullMode::Refuse) {
+      e.refusal = Refusal::Refused;
+      return;
+    }
+    in.stacks = stacks;
+    if (full && ef.stack.full == FullMode::Refresh && newLife >= 0) {
+      in.lifetime = newLife;
+      in.expiresAt = now_ * kOne + newLife;
+      schedule(held);
+    }
+    e.after = in.stacks;
+    touch(holder);
+    if (ef.stack.isSigned && in.stacks == 0)
+      endInstance(held, Id(pack::BuiltinTag::EndSpent), e.chain);
+    return;
+  }
+  }
+}
+
+// An instance comes off: its expire and end rules as its end says, its
+// Remove raised carrying how it ended, its place freed.
+void World::endInstance(uint32_t inst, Id endTag, uint32_t chain) {
+  Instance &in = insts_[inst];
+  if (!in.live)
+    return;
+  Handle holder = in.holder;
+  touch(holder);
+  const pack::Effect &ef = t_->effects[in.effect];
+  TagBits endTags;
+  addTags(endTags, t_->tags[endTag].closure);
+  Frame f = frameFor(inst, -1, chain);
+  if (endTag == Id(pack::BuiltinTag::EndExpired))
+    for (uint32_t r = 0; r < ef.ruleCount; ++r)
+      if (t_->rules[ef.rulesBegin + r].kind == pack::RuleKind::Expire)
+        runSteps(t_->rules[ef.rulesBegin + r].steps, f);
+  for (uint32_t r = 0; r < ef.ruleCount; ++r) {
+    const pack::Rule &rule = t_->rules[ef.rulesBegin + r];
+    if (rule.kind != pack::RuleKind::End)
+      continue;
+    if (rule.having && !carriesAll(endTags, rule.having))
+      continue;
+    if (rule.unless && carriesAny(endTags, rule.unless))
+      continue;
+    runSteps(rule.steps, f);
+  }
+  Instance &still = insts_[inst];
+  if (!still.live)
+    return;
+  still.live = false;
+  auto &list = held_[indexOf(holder)];
+  list.erase(std::remove(list.begin(), list.end(), inst), list.end());
+  for (uint32_t o = 0; o < ef.overrideCount; ++o) {
+    size_t slot = size_t(indexOf(holder)) * t_->links.size() + t_->linkOverrides[ef.overridesBegin + o].link;
+    if (overridden_[slot] == instanceHandle(inst)) {
+      overridden_[slot] = 0;
+      // The newest other override of that link stands, if any.
+      for (uint32_t other : list) {
+        const pack::Effect &oe = t_->effects[insts_[other].effect];
+        for (uint32_t k = 0; k < oe.overrideCount; ++k)
+          if (t_->linkOverrides[oe.overridesBegin + k].link == t_->linkOverrides[ef.overridesBegin + o].link)
+            overridden_[slot] = instanceHandle(other);
+      }
+    }
+  }
+  ++still.timerVersion;
+  freeInsts_.push_back(inst);
+  ++epoch_;
+  if (Actor *ac = actor(holder))
+    ++ac->epoch;
+  uint32_t ev = newEvent(Id(pack::BuiltinEvent::Remove), holder, still.source, still.credit, chain);
+  Event &remove = events_[ev];
+  remove.effect = still.effect;
+  remove.instance = instanceHandle(inst);
+  remove.stacks = still.stacks;
+  remove.after = 0;
+  addTags(remove.tags, t_->tags[endTag].closure);
+  addTags(remove.tags, t_->effects[still.effect].tags);
+  raiseEvent(ev);
+}
+
+void World::runTimers(int64_t upTo) {
+  while (!timers_.empty() && timers_.front().due <= upTo) {
+    std::pop_heap(timers_.begin(), timers_.end(), std::greater<>());
+    Timer tm = timers_.back();
+    timers_.pop_back();
+    fireTimer(tm);
+  }
+}
+
+void World::fireTimer(const Timer &tm) {
+  Instance *in = instance(tm.instance);
+  if (!in || in->timerVersion != tm.version)
+    return;
+  uint32_t inst = indexOf(tm.instance);
+  beginMoment();
+  uint32_t chain = ++chains_;
+  if (tm.kind == TimerKind::Expire) {
+    const pack::Effect &ef = t_->effects[in->effect];
+    if (ef.lasts.oneAtATime && in->stacks > kOne) {
+      in->stacks -= kOne;
+      touch(in->holder);
+      in->expiresAt = tm.due + in->lifetime;
+      schedule(inst);
+    } else {
+      endInstance(inst, Id(pack::BuiltinTag::EndExpired), chain);
+    }
+  } else {
+    const pack::Rule &rule = t_->rules[tm.rule];
+    Frame f = frameFor(inst, -1, chain);
+    int64_t interval = runBody(rule.intervalBody, f);
+    // The next run is due a whole interval on, its phase kept.
+    if (interval > 0) {
+      timers_.push_back({tm.due + interval, 0, ++seq_, TimerKind::Every, tm.instance, tm.rule,
+                         tm.version});
+      std::push_heap(timers_.begin(), timers_.end(), std::greater<>());
+    }
+    if (working(inst) && alive(insts_[inst].holder) && !actor(insts_[inst].holder)->fallen) {
+      if (rule.creditHolder)
+        f.roots[LEDGER_SLOT_CREDIT] = insts_[inst].holder;
+      runSteps(rule.steps, f);
+    }
+  }
+  endMoment();
+}
+
+// Time moves from one due timer to the next: a tick with nothing due costs
+// nothing.
+void World::advance(int64_t ticks) {
+  int64_t end = now_ + ticks;
+  while (!timers_.empty() && timers_.front().due <= end * kOne) {
+    int64_t due = timers_.front().due;
+    int64_t tick = (due + kOne - 1) / kOne; // the first tick at or after it
+    now_ = std::max(now_, tick);
+    runTimers(now_ * kOne);
+  }
+  now_ = end;
+}
+
+} // namespace ledger::rt

@@ -1,0 +1,541 @@
+// The event pipeline: blocks, before rules by stage and order, the landing,
+// after rules queued in the moment, chains and their budget, the journal.
+#include "world.h"
+
+#include "number.h"
+
+#include <algorithm>
+
+namespace ledger::rt {
+
+using pack::kNoId;
+using pack::BuiltinEvent;
+using pack::BuiltinTag;
+
+void World::beginMoment() {
+  if (momentDepth_++ == 0) {
+    events_.clear();
+    jobs_.clear();
+    jobAt_ = 0;
+    oncePerChain_.clear();
+    preventedChains_.clear();
+  }
+}
+
+// The moment's queue runs to its end: each after rule in the order its event
+// landed, what they set off queued behind them.
+void World::endMoment() {
+  if (momentDepth_ == 1) {
+    while (jobAt_ < jobs_.size()) {
+      Job job = jobs_[jobAt_++];
+      runJob(job);
+    }
+  }
+  --momentDepth_;
+}
+
+uint32_t World::newEvent(Id kind, Handle subject, Handle source, Handle credit, uint32_t chain) {
+  events_.emplace_back();
+  Event &e = events_.back();
+  e.kind = kind;
+  e.subject = subject;
+  e.source = source;
+  e.credit = credit;
+  e.chain = chain;
+  return uint32_t(events_.size() - 1);
+}
+
+bool World::allies(Handle a, Handle b) const {
+  if (a == b)
+    return true;
+  if (t_->allegiance == kNoId)
+    return false;
+  Handle la = linkOf(a, t_->allegiance), lb = linkOf(b, t_->allegiance);
+  return la != 0 && la == lb;
+}
+
+bool World::whoMatches(const pack::WhoClause &w, Handle who, Handle holder, uint32_t inst) {
+  switch (w.who) {
+  case pack::Who::Unsaid:
+    return true;
+  case pack::Who::Holder:
+    return who == holder;
+  case pack::Who::Actor: {
+    Frame f = frameFor(inst, -1, 0);
+    return runBody(w.body, f) == who;
+  }
+  case pack::Who::Anyone:
+    return who != 0;
+  case pack::Who::Enemies:
+    return who != 0 && !allies(who, holder);
+  case pack::Who::Allies:
+    return who != 0 && allies(who, holder);
+  case pack::Who::OtherAllies:
+    return who != 0 && who != holder && allies(who, holder);
+  case pack::Who::Others:
+    return who != 0 && who != holder;
+  }
+  return false;
+}
+
+bool World::matches(const pack::Filter &f, const Event &e, Handle holder, bool) {
+  if (!f.any) {
+    if (f.event != kNoId && f.event != e.kind)
+      return false;
+    if (f.tag != kNoId && !((e.tags.w[f.tag / 64] >> (f.tag % 64)) & 1))
+      return false;
+  }
+  if (f.pool != kNoId && e.pool != f.pool)
+    return false;
+  if (f.having && !carriesAll(e.tags, f.having))
+    return false;
+  if (f.unless && carriesAny(e.tags, f.unless))
+    return false;
+  if (f.prevented != e.prevented)
+    return false;
+  (void)holder;
+  return true;
+}
+
+// The instances whose rules may hear an event: the subject's, the source's
+// and the credit's, and those of effects that hear more than their holder.
+void World::candidates(const Event &e, std::vector<uint32_t> &out) {
+  out.clear();
+  Handle seen[3] = {0, 0, 0};
+  int n = 0;
+  for (Handle a : {e.subject, e.source, e.credit}) {
+    if (a == 0 || !actor(a) || std::find(seen, seen + n, a) != seen + n)
+      continue;
+    seen[n++] = a;
+    for (uint32_t i : held_[indexOf(a)])
+      if (!wideEffect_[insts_[i].effect])
+        out.push_back(i);
+  }
+  size_t kept = 0;
+  for (uint32_t i : wide_)
+    if (insts_[i].live && wideEffect_[insts_[i].effect]) {
+      wide_[kept++] = i;
+      out.push_back(i);
+    }
+  wide_.resize(kept);
+  std::sort(out.begin(), out.end(), [&](uint32_t a, uint32_t b) { return insts_[a].seq < insts_[b].seq; });
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+}
+
+bool World::blocks(const Event &e) {
+  TagBits activating = e.tags;
+  for (Handle who : {e.subject, e.source}) {
+    if (who == 0 || !alive(who))
+      continue;
+    for (uint32_t i : held_[indexOf(who)]) {
+      if (!working(i))
+        continue;
+      const pack::Effect &ef = t_->effects[insts_[i].effect];
+      for (uint32_t b = 0; b < ef.blockCount; ++b) {
+        const pack::Block &blk = t_->blocks[ef.blocksBegin + b];
+        // by holder: what it makes; else what reaches it.
+        if (blk.byHolder ? who != e.source : who != e.subject)
+          continue;
+        if (blk.byHolder && e.subject == e.source && who != e.source)
+          continue;
+        bool hit = blk.all || (blk.event != kNoId && blk.event == e.kind) ||
+                   (blk.tags && carriesAny(activating, blk.tags));
+        if (!hit)
+          continue;
+        if (blk.unless && carriesAny(activating, blk.unless))
+          continue;
+        if (blk.having && !carriesAll(activating, blk.having))
+          continue;
+        if (!whoMatches(blk.from, e.source, who, i))
+          continue;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+void World::runBefore(uint32_t ei) {
+  std::vector<uint32_t> cands;
+  candidates(events_[ei], cands);
+  struct Entry {
+    uint32_t stage;
+    int64_t order;
+    uint64_t seq;
+    uint32_t inst;
+    uint32_t rule;
+  };
+  std::vector<Entry> entries;
+  for (uint32_t i : cands) {
+    if (!working(i))
+      continue;
+    const Instance &in = insts_[i];
+    const pack::Effect &ef = t_->effects[in.effect];
+    for (uint32_t r = 0; r < ef.ruleCount; ++r) {
+      const pack::Rule &rule = t_->rules[ef.rulesBegin + r];
+      if (rule.kind != pack::RuleKind::Before)
+        continue;
+      const Event &e = events_[ei];
+      if (!matches(rule.filter, e, in.holder, true))
+        continue;
+      if (!whoMatches(rule.filter.of, e.subject, in.holder, i) ||
+          !whoMatches(rule.filter.by, e.source, in.holder, i) ||
+          !whoMatches(rule.filter.credited, e.credit, in.holder, i) ||
+          rule.filter.targeting.who != pack::Who::Unsaid)
+        continue;
+      int64_t order = 0;
+      if (ef.orderBody != kNoId) {
+        Frame f = frameFor(i, ei, e.chain);
+        order = runBody(ef.orderBody, f);
+      }
+      entries.push_back({rule.stage == kNoId ? 0 : rule.stage, order, in.seq, i, ef.rulesBegin + r});
+    }
+  }
+  std::sort(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) {
+    if (a.stage != b.stage)
+      return a.stage < b.stage;
+    if (a.order != b.order)
+      return a.order < b.order;
+    if (a.seq != b.seq)
+      return a.seq < b.seq;
+    return a.rule < b.rule;
+  });
+  for (const Entry &entry : entries) {
+    Event &e = events_[ei];
+    if (e.prevented || e.redirectTo != 0 || e.redirectPool != kNoId)
+      break;
+    if (!insts_[entry.inst].live)
+      continue;
+    const pack::Rule &rule = t_->rules[entry.rule];
+    if (rule.oncePerChain) {
+      auto key = std::make_pair(entry.rule, e.chain);
+      if (std::find(oncePerChain_.begin(), oncePerChain_.end(), key) != oncePerChain_.end())
+        continue;
+      oncePerChain_.push_back(key);
+    }
+    Frame f = frameFor(entry.inst, ei, e.chain);
+    f.before = true;
+    if (rule.creditHolder)
+      f.roots[LEDGER_SLOT_CREDIT] = insts_[entry.inst].holder;
+    // A rule naming a portion's tags acts on those portions alone.
+    f.portions = ~0u;
+    if (e.portionCount > 0 && (rule.filter.having || rule.filter.unless)) {
+      uint32_t mask = 0;
+      for (uint32_t p = 0; p < e.portionCount; ++p) {
+        TagBits tb = e.portions[p].tags;
+        addTags(tb, t_->tags[Id(BuiltinTag::Damage)].closure);
+        for (uint32_t w = 0; w < t_->tagWords; ++w)
+          tb.w[w] |= e.tags.w[w];
+        // The other portions' types don't count toward this one.
+        for (uint32_t q = 0; q < e.portionCount; ++q)
+          if (q != p)
+            for (uint32_t w = 0; w < t_->tagWords; ++w)
+              tb.w[w] &= ~e.portions[q].tags.w[w] | e.portions[p].tags.w[w];
+        if ((!rule.filter.having || carriesAll(tb, rule.filter.having)) &&
+            (!rule.filter.unless || !carriesAny(tb, rule.filter.unless)))
+          mask |= 1u << p;
+      }
+      if (mask == 0)
+        continue;
+      f.portions = mask;
+    }
+    if (rule.whenBody != kNoId && runBody(rule.whenBody, f) == 0)
+      continue;
+    runSteps(rule.steps, f);
+  }
+}
+
+// Death: a pool at its least, where a dies or a falls its holder holds
+// hears it.
+void World::dieOrFall(uint32_t ei) {
+  Event e = events_[ei];
+  Handle a = e.subject;
+  if (!alive(a))
+    return;
+  for (uint32_t i : held_[indexOf(a)]) {
+    const pack::Effect &ef = t_->effects[insts_[i].effect];
+    if (ef.diesPool == e.pool) {
+      if (ef.diesEvent != kNoId) {
+        uint32_t d = newEvent(ef.diesEvent, a, e.source, e.credit, e.chain);
+        raiseEvent(d);
+        Job job;
+        job.kind = Job::Destroy;
+        job.actor = a;
+        job.event = d;
+        jobs_.push_back(job);
+      } else {
+        destroyActor(a, e.chain);
+      }
+      return;
+    }
+  }
+  for (uint32_t i : held_[indexOf(a)]) {
+    const pack::Effect &ef = t_->effects[insts_[i].effect];
+    if (ef.fallsPool == e.pool && !actor(a)->fallen) {
+      touch(a);
+      actor(a)->fallen = true;
+      ++epoch_;
+      if (ef.fallsEvent != kNoId) {
+        uint32_t d = newEvent(ef.fallsEvent, a, e.source, e.credit, e.chain);
+        raiseEvent(d);
+      }
+      return;
+    }
+  }
+}
+
+void World::land(uint32_t ei) {
+  Event &e = events_[ei];
+  switch (BuiltinEvent(e.kind)) {
+  case BuiltinEvent::Change: {
+    Handle a = e.subject;
+    if (!actor(a) || !hasPool(a, e.pool)) {
+      e.refusal = Refusal::NoPool;
+      return;
+    }
+    if (!alive(a)) {
+      e.refusal = Refusal::Gone;
+      return;
+    }
+    int64_t least = poolLeast(a, e.pool);
+    int64_t beforeAmount = poolNow(a, e.pool);
+    landOnPool(e, a);
+    bool isSet = carriesAll(e.tags, t_->tags[Id(BuiltinTag::Set)].closure);
+    // prevents death: a hit that would leave the pool at its least, where a
+    // death hears that pool, lands one above it, and the effect ends Spent.
+    if (e.after <= least && beforeAmount > least && !isSet) {
+      bool deathHears = false;
+      uint32_t preventer = UINT32_MAX;
+      for (uint32_t i : held_[indexOf(a)]) {
+        const pack::Effect &ef = t_->effects[insts_[i].effect];
+        deathHears |= ef.diesPool == e.pool || ef.fallsPool == e.pool;
+        if (ef.preventsDeath && working(i) && preventer == UINT32_MAX)
+          preventer = i;
+      }
+      if (deathHears && preventer != UINT32_MAX && !actor(a)->fallen) {
+        size_t slot = size_t(indexOf(a)) * valueCount_ + e.pool;
+        pools_[slot] = clampPool(a, e.pool, least + kOne);
+        e.after = pools_[slot];
+        e.landed = e.before - e.after;
+        ++epoch_;
+        endInstance(preventer, Id(BuiltinTag::EndSpent), e.chain);
+        return;
+      }
+    }
+    if (e.after <= least && beforeAmount > least) {
+      uint32_t d = newEvent(Id(BuiltinEvent::Depleted), a, e.source, e.credit, e.chain);
+      events_[d].pool = e.pool;
+      if (raiseEvent(d) == Refusal::None)
+        dieOrFall(d);
+    }
+    return;
+  }
+  case BuiltinEvent::Apply:
+    if (!alive(e.subject)) {
+      e.refusal = Refusal::Gone;
+      return;
+    }
+    install(e, ei);
+    return;
+  default:
+    if (e.kind == t_->turnEvent && e.kind != kNoId)
+      turnTaken(e.subject, e.chain);
+    return;
+  }
+}
+
+void World::queueAfter(uint32_t ei) {
+  std::vector<uint32_t> cands;
+  candidates(events_[ei], cands);
+  for (uint32_t i : cands) {
+    const Instance &in = insts_[i];
+    if (!in.live || !working(i))
+      continue;
+    const pack::Effect &ef = t_->effects[in.effect];
+    for (uint32_t r = 0; r < ef.ruleCount; ++r) {
+      const pack::Rule &rule = t_->rules[ef.rulesBegin + r];
+      if (rule.kind != pack::RuleKind::After && rule.kind != pack::RuleKind::EndsOn &&
+          rule.kind != pack::RuleKind::Each)
+        continue;
+      const Event &e = events_[ei];
+      if (!matches(rule.filter, e, in.holder, false))
+        continue;
+      if (!whoMatches(rule.filter.of, e.subject, in.holder, i) ||
+          !whoMatches(rule.filter.by, e.source, in.holder, i) ||
+          !whoMatches(rule.filter.credited, e.credit, in.holder, i) ||
+          rule.filter.targeting.who != pack::Who::Unsaid)
+        continue;
+      Job job;
+      job.kind = Job::Rule;
+      job.instance = instanceHandle(i);
+      job.rule = ef.rulesBegin + r;
+      job.event = ei;
+      jobs_.push_back(job);
+    }
+  }
+}
+
+void World::runJob(const Job &job) {
+  if (job.kind == Job::Destroy) {
+    destroyActor(job.actor, events_[job.event].chain);
+    return;
+  }
+  Instance *in = instance(job.instance);
+  if (!in)
+    return;
+  uint32_t inst = indexOf(job.instance);
+  if (!working(inst) || !alive(in->holder))
+    return;
+  const pack::Rule &rule = t_->rules[job.rule];
+  const Event &e = events_[job.event];
+  if (rule.oncePerChain) {
+    auto key = std::make_pair(job.rule, e.chain);
+    if (std::find(oncePerChain_.begin(), oncePerChain_.end(), key) != oncePerChain_.end())
+      return;
+    oncePerChain_.push_back(key);
+  }
+  Frame f = frameFor(inst, job.event, e.chain);
+  if (rule.creditHolder)
+    f.roots[LEDGER_SLOT_CREDIT] = in->holder;
+  if (rule.whenBody != kNoId && runBody(rule.whenBody, f) == 0)
+    return;
+  switch (rule.kind) {
+  case pack::RuleKind::After:
+    runSteps(rule.steps, f);
+    break;
+  case pack::RuleKind::EndsOn:
+    endInstance(inst, Id(BuiltinTag::EndBroken), e.chain);
+    break;
+  case pack::RuleKind::Each: {
+    int64_t spent = runBody(rule.countBody, f);
+    Instance &live = insts_[inst];
+    touch(live.holder);
+    live.stacks -= spent;
+    if (live.stacks <= 0)
+      endInstance(inst, Id(BuiltinTag::EndSpent), e.chain);
+    break;
+  }
+  default:
+    break;
+  }
+}
+
+// Lifetimes counted in events: each matching event lands one off.
+void World::countDown(uint32_t ei) {
+  std::vector<uint32_t> cands;
+  candidates(events_[ei], cands);
+  for (uint32_t i : cands) {
+    Instance &in = insts_[i];
+    if (!in.live || in.countLeft <= 0)
+      continue;
+    const pack::Effect &ef = t_->effects[in.effect];
+    const Event &e = events_[ei];
+    bool counts;
+    if (in.countEvent != kNoId)
+      counts = e.kind == in.countEvent && e.subject == in.holder;
+    else if (ef.lasts.kind == pack::LastsKind::Count)
+      counts = matches(ef.lasts.countFilter, e, in.holder, false) &&
+               whoMatches(ef.lasts.countFilter.of, e.subject, in.holder, i) &&
+               whoMatches(ef.lasts.countFilter.by, e.source, in.holder, i);
+    else
+      counts = false;
+    if (e.kind == Id(BuiltinEvent::Apply) && e.instance == instanceHandle(i))
+      counts = false; // its own Apply doesn't count
+    if (!counts)
+      continue;
+    if (--in.countLeft == 0)
+      endInstance(i, Id(BuiltinTag::EndExpired), e.chain);
+  }
+}
+
+void World::turnTaken(Handle a, uint32_t chain) {
+  if (!alive(a))
+    return;
+  std::vector<uint32_t> ending;
+  for (uint32_t i : held_[indexOf(a)]) {
+    Instance &in = insts_[i];
+    if (in.turnsLeft > 0 && --in.turnsLeft == 0)
+      ending.push_back(i);
+  }
+  for (uint32_t i : ending)
+    endInstance(i, Id(BuiltinTag::EndExpired), chain);
+}
+
+void World::journalEvent(const Event &e) {
+  JournalEntry j;
+  j.tick = now_;
+  j.event = e.kind;
+  j.subject = e.subject;
+  j.source = e.source;
+  j.credit = e.credit;
+  j.effect = e.effect;
+  j.ability = e.ability;
+  j.pool = e.pool;
+  j.amount = e.kind == Id(BuiltinEvent::Apply) || e.kind == Id(BuiltinEvent::Remove) ? e.stacks : e.amount;
+  j.landed = e.landed;
+  j.prevented = e.prevented;
+  j.tagsAt = uint32_t(journalTags_.size());
+  journalTags_.insert(journalTags_.end(), e.tags.w, e.tags.w + t_->tagWords);
+  journal_.push_back(std::move(j));
+}
+
+// One event through the pipeline: refused if blocked, changed by before
+// rules, landed, journaled, its after rules queued.
+Refusal World::raiseEvent(uint32_t ei) {
+  uint32_t chain = events_[ei].chain;
+  if (chain >= chainCounts_.size())
+    chainCounts_.resize(chain + 1, 0);
+  if (++chainCounts_[chain] > kChainBudget) {
+    if (chainCounts_[chain] == kChainBudget + 1)
+      fault(Refusal::ChainBudget, "a chain raised more than " + std::to_string(kChainBudget) +
+                                      " events, and the world ended it");
+    return Refusal::ChainBudget;
+  }
+  {
+    Event &e = events_[ei];
+    e.sent = e.amount;
+    for (auto [holder, c] : preventedChains_)
+      if (c == e.chain && holder == e.subject) {
+        e.blocked = true;
+        return Refusal::Prevented;
+      }
+    if (blocks(e)) {
+      e.blocked = true;
+      e.refusal = Refusal::Blocked;
+      return Refusal::Blocked;
+    }
+  }
+  runBefore(ei);
+  Event &e = events_[ei];
+  if (e.redirectTo != 0 || e.redirectPool != kNoId) {
+    // Sent on as the change it would have been, caused by it.
+    Event copy = e;
+    e.prevented = true;
+    journalEvent(e);
+    uint32_t r = newEvent(copy.kind, copy.redirectTo ? copy.redirectTo : copy.subject,
+                          copy.source, copy.credit, copy.chain);
+    Event &re = events_[r];
+    re = copy;
+    re.subject = copy.redirectTo ? copy.redirectTo : copy.subject;
+    re.pool = copy.redirectPool != kNoId ? copy.redirectPool : copy.pool;
+    re.redirectTo = 0;
+    re.redirectPool = kNoId;
+    re.prevented = false;
+    return raiseEvent(r);
+  }
+  if (e.prevented) {
+    journalEvent(e);
+    queueAfter(ei);
+    return Refusal::Prevented;
+  }
+  land(ei);
+  Event &landed = events_[ei];
+  if (landed.refusal != Refusal::None)
+    return landed.refusal;
+  journalEvent(landed);
+  queueAfter(ei);
+  countDown(ei);
+  return Refusal::None;
+}
+
+} // namespace ledger::rt

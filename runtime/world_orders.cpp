@@ -1,0 +1,338 @@
+// Orders: an ability checked as the reference orders its checks, then paid,
+// raised and run; and the host's other orders, each refused by name before
+// anything moves.
+#include "world.h"
+
+#include "number.h"
+
+#include <algorithm>
+
+namespace ledger::rt {
+
+using pack::BuiltinEvent;
+using pack::BuiltinTag;
+using pack::kNoId;
+
+namespace {
+Outcome refused(Refusal r, std::string text = {}) {
+  Outcome o;
+  o.refusal = r;
+  o.text = std::move(text);
+  return o;
+}
+} // namespace
+
+// The checks of an order, in the order the reference gives them: the actor,
+// its grant, what blocks it, its cooldown, its targets, its requirements,
+// then its costs, none of them moving anything.
+Outcome World::check(Handle a, Id ability, const std::vector<Handle> &targets, bool forCast,
+                     bool free, bool noCooldown) {
+  Actor *ac = actor(a);
+  if (!ac || !ac->live || ac->fallen)
+    return refused(Refusal::Gone);
+  const pack::Ability &ab = t_->abilities[ability];
+  if (!forCast && !granted(a, ability))
+    return refused(Refusal::NotGranted);
+  // What it makes: an Activate carrying the ability's tags.
+  {
+    Event probe;
+    probe.kind = Id(BuiltinEvent::Activate);
+    probe.subject = a;
+    probe.source = a;
+    addTags(probe.tags, ab.tags);
+    if (blocks(probe))
+      return refused(Refusal::Blocked);
+  }
+  if (!noCooldown && ab.cooldownEffect != kNoId && holds(a, ab.cooldownEffect))
+    return refused(Refusal::OnCooldown);
+  // Its target clause.
+  auto clauseWords = [&](const char *word, pack::TagSet set) {
+    std::string s = word;
+    const uint64_t *bits = t_->tagSet(set);
+    for (Id g = 0; g < t_->tags.size(); ++g)
+      if (bits[g / 64] >> (g % 64) & 1)
+        s += " " + std::string(t_->name(t_->tags[g].name));
+    return s;
+  };
+  auto fits = [&](Handle t, uint32_t element) -> Outcome {
+    if (!actor(t) || !actor(t)->live)
+      return refused(Refusal::Gone);
+    if (ab.side == pack::Side::Enemy && allies(t, a)) {
+      Outcome o = refused(Refusal::BadTarget, "enemy");
+      o.element = element;
+      return o;
+    }
+    if (ab.side == pack::Side::Ally && !allies(t, a)) {
+      Outcome o = refused(Refusal::BadTarget, "ally");
+      o.element = element;
+      return o;
+    }
+    TagBits tb = tagsOf(t);
+    if (ab.targetHaving && !carriesAll(tb, ab.targetHaving)) {
+      Outcome o = refused(Refusal::BadTarget, clauseWords("having", ab.targetHaving));
+      o.element = element;
+      return o;
+    }
+    if (ab.targetUnless && carriesAny(tb, ab.targetUnless)) {
+      Outcome o = refused(Refusal::BadTarget, clauseWords("unless", ab.targetUnless));
+      o.element = element;
+      return o;
+    }
+    return {};
+  };
+  switch (ab.target) {
+  case pack::TargetKind::None:
+  case pack::TargetKind::Self:
+    if (!targets.empty() && !(targets.size() == 1 && targets[0] == a))
+      return refused(Refusal::BadTarget, "self");
+    break;
+  case pack::TargetKind::One:
+    if (targets.empty())
+      return refused(Refusal::NoTarget);
+    if (targets.size() > 1)
+      return refused(Refusal::BadTarget, "one");
+    if (Outcome o = fits(targets[0], 0); !o.ok())
+      return o;
+    break;
+  case pack::TargetKind::Many: {
+    if (ab.upTo ? targets.size() > ab.targetCount : targets.size() != ab.targetCount)
+      return refused(Refusal::BadTarget, (ab.upTo ? "up to " : "") + std::to_string(ab.targetCount));
+    for (uint32_t i = 0; i < targets.size(); ++i) {
+      if (ab.distinct && std::find(targets.begin(), targets.begin() + i, targets[i]) !=
+                             targets.begin() + i) {
+        Outcome o = refused(Refusal::BadTarget, "distinct");
+        o.element = i + 1;
+        return o;
+      }
+      if (Outcome o = fits(targets[i], i + 1); !o.ok())
+        return o;
+    }
+    break;
+  }
+  default:
+    break;
+  }
+  Frame f{};
+  f.roots[LEDGER_SLOT_HOLDER] = a;
+  f.roots[LEDGER_SLOT_SOURCE] = a;
+  f.roots[LEDGER_SLOT_CREDIT] = a;
+  f.roots[LEDGER_SLOT_TARGET] = targets.empty() ? 0 : targets[0];
+  f.targets = &targets;
+  for (uint32_t r = 0; r < ab.requireCount; ++r) {
+    const pack::Requirement &req = t_->requirements[ab.requiresBegin + r];
+    if (runBody(req.body, f) != 0)
+      continue;
+    Outcome o = refused(Refusal::Requirement, req.text == kNoId ? "" : std::string(t_->name(req.text)));
+    if (req.leftBody != kNoId) {
+      o.hasNumbers = true;
+      o.have = runBody(req.leftBody, f);
+      o.need = runBody(req.rightBody, f);
+    }
+    return o;
+  }
+  if (!free) {
+    for (uint32_t c = 0; c < ab.costCount; ++c) {
+      const pack::Cost &cost = t_->costs[ab.costsBegin + c];
+      Handle payer = cost.link != kNoId ? linkOf(a, cost.link) : a;
+      if (!alive(payer) || !hasPool(payer, cost.pool))
+        return refused(Refusal::NoPool);
+      int64_t amount = runBody(cost.amountBody, f);
+      int64_t have = poolNow(payer, cost.pool) - poolLeast(payer, cost.pool);
+      if (amount > have) {
+        Outcome o = refused(Refusal::CannotAfford);
+        o.hasNumbers = true;
+        o.need = amount;
+        o.have = have;
+        return o;
+      }
+    }
+  }
+  return {};
+}
+
+// An ability goes off: its costs paid as changes tagged Cost, its Activate
+// raised, its steps run once, its cooldown put on its caster.
+Refusal World::castAbility(Frame *parent, Handle caster, Id ability,
+                           const std::vector<Handle> &targets, const Given &given, bool free,
+                           bool noCooldown, pack::TagSet tagged, uint32_t chain) {
+  const pack::Ability &ab = t_->abilities[ability];
+  Frame cf{};
+  cf.roots[LEDGER_SLOT_HOLDER] = caster;
+  cf.roots[LEDGER_SLOT_SOURCE] = caster;
+  cf.roots[LEDGER_SLOT_CREDIT] = caster;
+  cf.roots[LEDGER_SLOT_TARGET] = targets.empty() ? 0 : targets[0];
+  if (!free) {
+    std::vector<std::pair<Handle, int64_t>> bill;
+    for (uint32_t c = 0; c < ab.costCount; ++c) {
+      const pack::Cost &cost = t_->costs[ab.costsBegin + c];
+      Handle payer = cost.link != kNoId ? linkOf(caster, cost.link) : caster;
+      bill.push_back({payer, runBody(cost.amountBody, cf)});
+    }
+    for (uint32_t c = 0; c < ab.costCount; ++c) {
+      Portion p;
+      p.amount = bill[c].second;
+      changePool(parent, Id(BuiltinTag::Cost), t_->costs[ab.costsBegin + c].pool, bill[c].first,
+                 caster, caster, &p, 1, INT64_MAX, chain, {});
+    }
+  }
+  uint32_t ei = newEvent(Id(BuiltinEvent::Activate), caster, caster, caster, chain);
+  {
+    Event &e = events_[ei];
+    e.ability = ability;
+    addTags(e.tags, ab.tags);
+    addTags(e.tags, tagged);
+    if (parent && parent->propsEvent >= 0) {
+      const Event &pe = events_[size_t(parent->propsEvent)];
+      e.propCount = pe.propCount;
+      std::copy(pe.props, pe.props + pe.propCount, e.props);
+    }
+    for (auto [prop, v] : given.values) {
+      bool set = false;
+      for (uint32_t p = 0; p < e.propCount; ++p)
+        if (e.props[p].first == prop) {
+          e.props[p].second = v;
+          set = true;
+        }
+      if (!set && e.propCount < kMaxProps)
+        e.props[e.propCount++] = {prop, v};
+    }
+  }
+  Refusal r = raiseEvent(ei);
+  if (r != Refusal::None)
+    return r;
+  cf.event = ei;
+  cf.propsEvent = ei;
+  cf.chain = chain;
+  cf.ability = ability;
+  cf.targets = &targets;
+  // Its tags declared carried go down its chain.
+  addTags(cf.carried, ab.tags);
+  for (Id g = 0; g < t_->tags.size(); ++g)
+    if (!t_->tags[g].carried)
+      cf.carried.w[g / 64] &= ~(uint64_t(1) << (g % 64));
+  runSteps(ab.steps, cf);
+  if (!noCooldown && ab.cooldownEffect != kNoId && alive(caster))
+    applyTo(nullptr, ab.cooldownEffect, kOne, caster, caster, caster, DurationUnit::None, 0,
+            kNoId, {}, chain, nullptr, nullptr);
+  return Refusal::None;
+}
+
+Outcome World::canAct(Handle a, Id ability, const std::vector<Handle> &targets) {
+  return check(a, ability, targets, false, false, false);
+}
+
+Outcome World::act(Handle a, Id ability, const std::vector<Handle> &targets, const Given &given) {
+  // A property the ability doesn't take is refused before anything moves.
+  const pack::Ability &ab = t_->abilities[ability];
+  for (auto [prop, v] : given.values) {
+    if (prop == kNoId)
+      continue;
+    bool takes = false;
+    for (uint32_t i = 0; i < ab.takeCount; ++i)
+      takes |= t_->idLists[ab.takesBegin + i] == prop;
+    const pack::Prop &p = t_->props[prop];
+    if (!takes || (p.hasMin && v < p.min) || (p.hasMax && v > p.max))
+      return refused(Refusal::BadProperty, std::string(t_->name(p.name)));
+  }
+  for (uint32_t i = 0; i < ab.takeCount; ++i) {
+    const pack::Prop &p = t_->props[t_->idLists[ab.takesBegin + i]];
+    bool given_ = false;
+    for (auto [prop, v] : given.values)
+      given_ |= prop == t_->idLists[ab.takesBegin + i];
+    if (p.kind == pack::PropKind::Tag && p.defaultValue == 0 && !given_)
+      return refused(Refusal::BadProperty, std::string(t_->name(p.name)));
+  }
+  Outcome o = check(a, ability, targets, false, false, false);
+  if (!o.ok())
+    return o;
+  beginMoment();
+  Refusal r = castAbility(nullptr, a, ability, targets, given, false, false, 0, ++chains_);
+  endMoment();
+  if (r != Refusal::None && r != Refusal::Prevented)
+    return refused(r);
+  return {};
+}
+
+Outcome World::apply(Id effect, int64_t stacks, Handle to, Handle from, DurationUnit unit,
+                     int64_t duration, Id countEvent, const Given &vars) {
+  if (!alive(to))
+    return refused(Refusal::Gone);
+  beginMoment();
+  Refusal r = applyTo(nullptr, effect, stacks, to, from, from, unit, duration, countEvent, vars,
+                      ++chains_, nullptr, nullptr);
+  endMoment();
+  return r == Refusal::None ? Outcome{} : refused(r);
+}
+
+Outcome World::remove(Id effect, Handle from, int64_t stacks) {
+  if (!alive(from))
+    return refused(Refusal::Gone);
+  if (!holds(from, effect))
+    return refused(Refusal::NotHeld);
+  beginMoment();
+  removeEffect(effect, from, stacks, Id(BuiltinTag::EndRemoved), ++chains_);
+  endMoment();
+  return {};
+}
+
+Outcome World::raise(Id event, Handle of, Handle by) {
+  if (!alive(of))
+    return refused(Refusal::Gone);
+  beginMoment();
+  Refusal r = raiseOn(nullptr, event, of, by ? by : of, 0, ++chains_);
+  endMoment();
+  return r == Refusal::None || r == Refusal::Prevented ? Outcome{} : refused(r);
+}
+
+Outcome World::deal(int64_t amount, Handle to, Handle from, pack::TagSet types) {
+  if (!alive(to))
+    return refused(Refusal::Gone);
+  if (t_->damagePool == kNoId || !hasPool(to, t_->damagePool))
+    return refused(Refusal::NoPool);
+  Portion p;
+  p.amount = amount;
+  addTags(p.tags, types);
+  beginMoment();
+  Refusal r = changePool(nullptr, Id(BuiltinTag::Damage), t_->damagePool, to, from, from, &p, 1,
+                         INT64_MAX, ++chains_, {});
+  endMoment();
+  return r == Refusal::None || r == Refusal::Prevented ? Outcome{} : refused(r);
+}
+
+Outcome World::setPool(Handle a, Id pool, int64_t amount) {
+  if (!alive(a))
+    return refused(Refusal::Gone);
+  if (!hasPool(a, pool))
+    return refused(Refusal::NoPool);
+  Portion p;
+  p.amount = amount;
+  beginMoment();
+  Refusal r = changePool(nullptr, Id(BuiltinTag::Set), pool, a, 0, 0, &p, 1, INT64_MAX,
+                         ++chains_, {});
+  endMoment();
+  return r == Refusal::None || r == Refusal::Prevented ? Outcome{} : refused(r);
+}
+
+Outcome World::destroy(Handle a) {
+  if (!alive(a))
+    return refused(Refusal::Gone);
+  beginMoment();
+  destroyActor(a, ++chains_);
+  endMoment();
+  return {};
+}
+
+Outcome World::link(Handle a, Id l, Handle to) {
+  if (t_->links[l].global) {
+    globals_[l] = to;
+    ++epoch_;
+    return {};
+  }
+  if (!alive(a))
+    return refused(Refusal::Gone);
+  touch(a);
+  links_[size_t(indexOf(a)) * t_->links.size() + l] = to;
+  return {};
+}
+
+} // namespace ledger::rt

@@ -1,0 +1,331 @@
+// The words a body reads of the world, and the lists its queries find.
+#include "world.h"
+
+#include "number.h"
+
+#include <algorithm>
+
+namespace ledger::rt {
+
+using pack::kNoId;
+using pack::ReadOp;
+
+namespace {
+// A curve at x: straight between its points and flat past the ends, or each
+// value held until the next point.
+int64_t curveAt(const pack::Tables &t, const pack::Curve &c, int64_t x) {
+  const pack::Point *p = t.curvePoints.data() + c.pointsBegin;
+  uint32_t n = c.pointCount;
+  if (n == 0)
+    return 0;
+  if (x <= p[0].x)
+    return p[0].y;
+  if (x >= p[n - 1].x)
+    return p[n - 1].y;
+  for (uint32_t i = 0; i + 1 < n; ++i)
+    if (x < p[i + 1].x) {
+      if (c.steps)
+        return p[i].y;
+      __int128 num = __int128(p[i + 1].y - p[i].y) * (x - p[i].x);
+      __int128 den = p[i + 1].x - p[i].x;
+      __int128 q = num / den, r = num % den;
+      __int128 twice = (r < 0 ? -r : r) * 2;
+      if (twice > den || (twice == den && q % 2 != 0))
+        q += (num < 0) ? -1 : 1;
+      return p[i].y + int64_t(q);
+    }
+  return p[n - 1].y;
+}
+} // namespace
+
+int64_t World::apiRead(Frame &f, uint32_t readId, const int64_t *args) {
+  const pack::Read &r = t_->reads[readId];
+  const Event *e = f.event >= 0 ? &events_[size_t(f.event)] : nullptr;
+  switch (r.op) {
+  case ReadOp::Value:
+    return value(args[0], r.a);
+  case ReadOp::ValueExcept: {
+    TagBits except;
+    addTags(except, r.tags);
+    if (t_->values[r.a].kind == pack::ValueKind::Pool)
+      return poolNow(args[0], r.a);
+    return computeStat(args[0], r.a, &except);
+  }
+  case ReadOp::Link:
+    return actor(args[0]) ? linkOf(args[0], r.a) : 0;
+  case ReadOp::GlobalLink:
+    return globals_[r.a];
+  case ReadOp::Curve:
+    return curveAt(*t_, t_->curves[r.a], args[0]);
+  case ReadOp::Has:
+    if (!alive(args[0]))
+      return 0;
+    if (r.a != kNoId)
+      return holds(args[0], r.a) ? kOne : 0;
+    return carriesAll(tagsOf(args[0]), r.tags) ? kOne : 0;
+  case ReadOp::HasHandle:
+    return instance(args[0]) ? kOne : 0;
+  case ReadOp::Stacks:
+    return stacksOf(args[0], r.a, r.b == 1 ? args[1] : 0);
+  case ReadOp::HighestStacks: {
+    int64_t best = 0;
+    if (alive(args[0]))
+      for (uint32_t i : held_[indexOf(args[0])])
+        if (insts_[i].effect == r.a && (r.b != 1 || insts_[i].source == args[1]))
+          best = std::max(best, insts_[i].stacks);
+    return best;
+  }
+  case ReadOp::CountEffect:
+  case ReadOp::CountTag: {
+    int64_t n = 0;
+    if (alive(args[0]))
+      for (uint32_t i : held_[indexOf(args[0])]) {
+        if (r.op == ReadOp::CountEffect) {
+          n += insts_[i].effect == r.a && (r.b != 1 || insts_[i].source == args[1]);
+        } else if (working(i)) {
+          TagBits tb;
+          addTags(tb, t_->effects[insts_[i].effect].tags);
+          n += carriesAll(tb, r.tags);
+        }
+      }
+    return n * kOne;
+  }
+  case ReadOp::EventField: {
+    if (!e)
+      return 0;
+    switch (pack::EventField(r.a)) {
+    case pack::EventField::Amount: {
+      if (e->portionCount == 0 || f.portions == ~0u)
+        return e->portionCount ? [&] {
+          NumberFault fault = NumberFault::None;
+          int64_t s = 0;
+          for (uint32_t p = 0; p < e->portionCount; ++p)
+            s = add(s, e->portions[p].amount, fault);
+          return s;
+        }()
+                               : e->amount;
+      int64_t s = 0;
+      for (uint32_t p = 0; p < e->portionCount; ++p)
+        if (f.portions >> p & 1)
+          s += e->portions[p].amount;
+      return s;
+    }
+    case pack::EventField::Sent:
+      return e->sent;
+    case pack::EventField::Landed:
+      return e->landed;
+    case pack::EventField::Overflow:
+      return e->overflow;
+    case pack::EventField::Before:
+      return e->before;
+    case pack::EventField::After:
+      return e->after;
+    case pack::EventField::X:
+      for (uint32_t p = 0; p < e->propCount; ++p)
+        if (e->props[p].first == kNoId)
+          return e->props[p].second;
+      return 0;
+    }
+    return 0;
+  }
+  case ReadOp::EventProp:
+    if (e)
+      for (uint32_t p = 0; p < e->propCount; ++p)
+        if (e->props[p].first == r.a)
+          return e->props[p].second;
+    return t_->props[r.a].defaultValue;
+  case ReadOp::EventActor:
+    if (!e)
+      return 0;
+    switch (pack::EventRole(r.a)) {
+    case pack::EventRole::Subject:
+      return e->subject;
+    case pack::EventRole::Source:
+      return e->source;
+    case pack::EventRole::Credit:
+      return e->credit;
+    case pack::EventRole::Ability:
+      return e->ability == kNoId ? 0 : int64_t(e->ability) + 1;
+    case pack::EventRole::Instance:
+      return e->instance;
+    default:
+      return e->subject;
+    }
+  case ReadOp::InstanceField: {
+    const Instance *in = instance(args[0]);
+    if (!in)
+      return 0;
+    switch (pack::InstanceField(r.a)) {
+    case pack::InstanceField::Stacks:
+      return in->stacks;
+    case pack::InstanceField::Remaining:
+      return in->expiresAt < 0 ? 0 : std::max<int64_t>(0, in->expiresAt - now_ * kOne);
+    case pack::InstanceField::Elapsed:
+      return now_ * kOne - in->appliedAt;
+    case pack::InstanceField::Source:
+      return in->source;
+    case pack::InstanceField::Credit:
+      return in->credit;
+    case pack::InstanceField::Holder:
+      return in->holder;
+    case pack::InstanceField::Suspended:
+      return working(indexOf(args[0])) ? 0 : kOne;
+    }
+    return 0;
+  }
+  case ReadOp::InstanceVar: {
+    const Instance *in = instance(args[0]);
+    if (!in)
+      return 0;
+    const pack::Effect &ef = t_->effects[in->effect];
+    for (uint32_t v = 0; v < ef.varCount; ++v)
+      if (t_->vars[ef.varsBegin + v].name == r.a)
+        return vars_[in->varsAt + v];
+    return 0;
+  }
+  case ReadOp::ArchetypeStat: {
+    const pack::Archetype &a = t_->archetypes[r.a];
+    for (uint32_t b = 0; b < a.baseCount; ++b) {
+      const pack::ArchetypeValue &v = t_->archetypeValues[a.basesBegin + b];
+      if (v.value == r.b) {
+        Frame g{};
+        return runBody(v.body, g);
+      }
+    }
+    return r.b == kNoId ? 0 : t_->values[r.b].defaultValue;
+  }
+  case ReadOp::TagOf: {
+    if (args[0] <= 0 || size_t(args[0]) > t_->abilities.size())
+      return 0;
+    const pack::Ability &ab = t_->abilities[size_t(args[0]) - 1];
+    const uint64_t *bits = t_->tagSet(ab.tags);
+    for (Id g = 0; g < t_->tags.size(); ++g)
+      if ((bits[g / 64] >> (g % 64) & 1) && t_->tags[g].parent == r.a)
+        return int64_t(g) + 1;
+    return 0;
+  }
+  case ReadOp::Portion: {
+    if (!e)
+      return 0;
+    int64_t s = 0;
+    for (uint32_t p = 0; p < e->portionCount; ++p)
+      if ((e->portions[p].tags.w[r.a / 64] >> (r.a % 64)) & 1)
+        s += e->portions[p].amount;
+    if (e->portionCount == 0 && ((e->tags.w[r.a / 64] >> (r.a % 64)) & 1))
+      s = e->amount;
+    return s;
+  }
+  case ReadOp::StepResult:
+  case ReadOp::ActorMember:
+    return 0;
+  }
+  return 0;
+}
+
+// A query's actors (in the order they were made) or a held(...)'s instances.
+void World::query(Frame &f, const pack::Query &q, const int64_t *args, std::vector<int64_t> &out) {
+  out.clear();
+  switch (q.kind) {
+  case pack::QueryKind::Actor:
+    if (actor(args[0]))
+      out.push_back(args[0]);
+    return;
+  case pack::QueryKind::Targets:
+    if (f.targets)
+      for (Handle h : *f.targets)
+        if (alive(h))
+          out.push_back(h);
+    return;
+  case pack::QueryKind::EventTargets:
+    if (f.event >= 0 && events_[size_t(f.event)].subject)
+      out.push_back(events_[size_t(f.event)].subject);
+    return;
+  case pack::QueryKind::Search: {
+    uint32_t k = 0;
+    int64_t count = q.hasCount ? args[k++] / kOne : INT64_MAX;
+    Handle from = q.hasOf ? args[k++] : f.roots[LEDGER_SLOT_HOLDER];
+    if (!q.hasOf && f.c.locals)
+      from = f.c.locals[LEDGER_SLOT_HOLDER];
+    int64_t saved = f.c.locals ? f.c.locals[LEDGER_SLOT_IT] : 0;
+    bool fallenAsked = (t_->tagSet(q.having)[Id(pack::BuiltinTag::Fallen) / 64] >>
+                        (Id(pack::BuiltinTag::Fallen) % 64)) & 1;
+    for (uint32_t i = 0; i < actors_.size() && int64_t(out.size()) < count; ++i) {
+      if (!actors_[i].live || (actors_[i].fallen && !fallenAsked))
+        continue;
+      Handle h = handle(i, actors_[i].gen);
+      switch (q.subject) {
+      case pack::Subject::Enemies:
+        if (allies(h, from))
+          continue;
+        break;
+      case pack::Subject::Allies:
+        if (!allies(h, from))
+          continue;
+        break;
+      case pack::Subject::OtherAllies:
+        if (h == from || !allies(h, from))
+          continue;
+        break;
+      case pack::Subject::Others:
+        if (h == from)
+          continue;
+        break;
+      case pack::Subject::Actors:
+        break;
+      }
+      if (q.having || q.unless) {
+        TagBits tb = tagsOf(h);
+        if (q.having && !carriesAll(tb, q.having))
+          continue;
+        if (q.unless && carriesAny(tb, q.unless))
+          continue;
+      }
+      if (q.whenBody != kNoId) {
+        prepare(f);
+        f.c.locals[LEDGER_SLOT_IT] = h;
+        bool keep = pack_->formula(q.whenBody, &f.c) != 0;
+        f.c.locals[LEDGER_SLOT_IT] = saved;
+        if (!keep)
+          continue;
+      }
+      out.push_back(h);
+    }
+    return;
+  }
+  case pack::QueryKind::Held: {
+    Handle a = args[0];
+    if (!alive(a))
+      return;
+    Handle from = q.hasFrom ? args[1] : 0;
+    std::vector<uint32_t> list = held_[indexOf(a)];
+    if (q.newestFirst)
+      std::reverse(list.begin(), list.end());
+    int64_t saved = f.c.locals ? f.c.locals[LEDGER_SLOT_IT] : 0;
+    for (uint32_t i : list) {
+      const Instance &in = insts_[i];
+      if (!in.live)
+        continue;
+      TagBits tb;
+      addTags(tb, t_->effects[in.effect].tags);
+      if (q.having && !carriesAll(tb, q.having))
+        continue;
+      if (q.unless && carriesAny(tb, q.unless))
+        continue;
+      if (q.hasFrom && in.source != from)
+        continue;
+      if (q.whenBody != kNoId) {
+        prepare(f);
+        f.c.locals[LEDGER_SLOT_IT] = instanceHandle(i);
+        bool keep = pack_->formula(q.whenBody, &f.c) != 0;
+        f.c.locals[LEDGER_SLOT_IT] = saved;
+        if (!keep)
+          continue;
+      }
+      out.push_back(instanceHandle(i));
+    }
+    return;
+  }
+  }
+}
+
+} // namespace ledger::rt

@@ -1,0 +1,382 @@
+// Values: stats worked out from their base and the terms their holder's
+// working effects contribute, cached until something changes; pools as an
+// amount at an anchor tick, drifting in closed form from there.
+#include "world.h"
+
+#include "number.h"
+
+#include <algorithm>
+
+namespace ledger::rt {
+
+using pack::kNoId;
+using pack::ModOp;
+
+namespace {
+// a * b / c, rounded half to even, through 128 bits.
+int64_t mulDiv(int64_t a, int64_t b, int64_t c) {
+  if (c == 0)
+    return 0;
+  __int128 n = __int128(a) * b;
+  __int128 q = n / c, r = n % c;
+  __int128 twice = (r < 0 ? -r : r) * 2, d = c < 0 ? -__int128(c) : __int128(c);
+  bool negative = (n < 0) != (c < 0);
+  if (twice > d || (twice == d && (q % 2 != 0)))
+    q += negative ? -1 : 1;
+  if (q > INT64_MAX || q < INT64_MIN)
+    return 0;
+  return int64_t(q);
+}
+} // namespace
+
+bool World::carriesAll(const TagBits &have, pack::TagSet want) const {
+  const uint64_t *w = t_->tagSet(want);
+  for (uint32_t i = 0; i < t_->tagWords; ++i)
+    if ((have.w[i] & w[i]) != w[i])
+      return false;
+  return true;
+}
+
+bool World::carriesAny(const TagBits &have, pack::TagSet want) const {
+  const uint64_t *w = t_->tagSet(want);
+  for (uint32_t i = 0; i < t_->tagWords; ++i)
+    if (have.w[i] & w[i])
+      return true;
+  return false;
+}
+
+void World::addTags(TagBits &to, pack::TagSet set) const {
+  const uint64_t *w = t_->tagSet(set);
+  for (uint32_t i = 0; i < t_->tagWords; ++i)
+    to.w[i] |= w[i];
+}
+
+// Whether an instance's effect is at work: not suspended by another effect
+// its holder holds.
+bool World::suspendedBy(const Instance &in, uint32_t suspender) const {
+  const Instance &s = insts_[suspender];
+  if (&s == &in || !s.live)
+    return false;
+  const pack::Effect &se = t_->effects[s.effect];
+  if (!se.suspendsAll)
+    return false;
+  TagBits mine;
+  addTags(mine, t_->effects[in.effect].tags);
+  return !(se.suspendsExcept && carriesAny(mine, se.suspendsExcept));
+}
+
+bool World::working(uint32_t inst) const {
+  const Instance &in = insts_[inst];
+  if (!in.live)
+    return false;
+  for (uint32_t other : held_[indexOf(in.holder)])
+    if (other != inst && suspendedBy(in, other))
+      return false;
+  return true;
+}
+
+World::TagBits World::tagsOf(Handle a) {
+  TagBits bits;
+  const Actor *ac = actor(a);
+  if (!ac)
+    return bits;
+  if (ac->archetype != kNoId)
+    addTags(bits, t_->archetypes[ac->archetype].tags);
+  for (uint32_t i : held_[indexOf(a)])
+    if (working(i))
+      addTags(bits, t_->effects[insts_[i].effect].tags);
+  if (ac->fallen)
+    addTags(bits, t_->tags[Id(pack::BuiltinTag::Fallen)].closure);
+  return bits;
+}
+
+bool World::carries(Handle a, Id tag) {
+  TagBits bits = tagsOf(a);
+  return (bits.w[tag / 64] >> (tag % 64)) & 1;
+}
+
+int64_t World::base(uint32_t a, Id v) const {
+  size_t i = size_t(a) * valueCount_ + v;
+  if (baseSaid_[i])
+    return bases_[i];
+  const pack::Value &value = t_->values[v];
+  if (value.member != kNoId) {
+    size_t p = size_t(a) * valueCount_ + value.member;
+    if (baseSaid_[p])
+      return bases_[p];
+  }
+  return value.defaultValue;
+}
+
+int64_t World::rounded(Id v, int64_t x) const {
+  NumberFault fault = NumberFault::None;
+  switch (t_->values[v].whole) {
+  case pack::Rounding::None:
+    return x;
+  case pack::Rounding::Floor:
+    return floorWhole(x);
+  case pack::Rounding::Ceil:
+    return ceilWhole(x, fault);
+  case pack::Rounding::Trunc:
+    return truncWhole(x);
+  case pack::Rounding::Round:
+    return roundWhole(x, fault);
+  }
+  return x;
+}
+
+int64_t World::boundOf(Handle a, Id body) {
+  Frame f{};
+  f.roots[LEDGER_SLOT_HOLDER] = a;
+  f.roots[LEDGER_SLOT_CREDIT] = a;
+  return runBody(body, f);
+}
+
+// A stat: its base, then the terms of its holder's working effects, in the
+// order docs/readings.md gives: base terms replace the base, adds, the sum
+// of percents, factors one by one, `=` over all, then at least and at most,
+// then the stat's own bounds and rounding.
+int64_t World::computeStat(Handle a, Id stat, const TagBits *except) {
+  const Actor *ac = actor(a);
+  if (!ac)
+    return 0;
+  uint32_t ai = indexOf(a);
+  size_t slot = size_t(ai) * valueCount_ + stat;
+  if (!except && statEpoch_[slot] == epoch_)
+    return statCache_[slot];
+  const pack::Value &value = t_->values[stat];
+  NumberFault fault = NumberFault::None;
+  int64_t b = base(ai, stat);
+  int64_t adds = 0, percents = 0, factor = kOne;
+  bool set = false, baseSet = false;
+  int64_t setTo = 0, atLeast = INT64_MIN, atMost = INT64_MAX;
+  uint64_t setSeq = 0, baseSeq = 0;
+  // The strongest term of each category: its moving distance and its term.
+  struct Strongest {
+    bool any = false;
+    int64_t distance = 0;
+    int64_t amount = 0;
+    ModOp op = ModOp::Add;
+    bool percent = false;
+  };
+  std::vector<Strongest> strongest(t_->categories.size());
+  auto addTerm = [&](ModOp op, bool percent, int64_t amount, uint64_t seq) {
+    switch (op) {
+    case ModOp::Add:
+      (percent ? percents : adds) = add(percent ? percents : adds, amount, fault);
+      break;
+    case ModOp::Sub:
+      (percent ? percents : adds) = sub(percent ? percents : adds, amount, fault);
+      break;
+    case ModOp::Mul:
+      factor = mul(factor, amount, fault);
+      break;
+    case ModOp::Set:
+      if (!set || seq > setSeq) {
+        set = true;
+        setTo = amount;
+        setSeq = seq;
+      }
+      break;
+    case ModOp::Base:
+      if (!baseSet || seq > baseSeq) {
+        baseSet = true;
+        b = amount;
+        baseSeq = seq;
+      }
+      break;
+    case ModOp::AtLeast:
+      atLeast = std::max(atLeast, amount);
+      break;
+    case ModOp::AtMost:
+      atMost = std::min(atMost, amount);
+      break;
+    }
+  };
+  for (uint32_t i : held_[ai]) {
+    const Instance &in = insts_[i];
+    if (!working(i))
+      continue;
+    const pack::Effect &e = t_->effects[in.effect];
+    if (except) {
+      TagBits et;
+      addTags(et, e.tags);
+      bool excluded = false;
+      for (uint32_t w = 0; w < t_->tagWords; ++w)
+        excluded |= (et.w[w] & except->w[w]) != 0;
+      if (excluded)
+        continue;
+    }
+    for (uint32_t m = 0; m < e.modifierCount; ++m) {
+      const pack::Modifier &mod = t_->modifiers[e.modifiersBegin + m];
+      if (mod.stat != stat && !(value.member != kNoId && mod.stat == value.member))
+        continue;
+      int64_t amount;
+      if (mod.captured) {
+        amount = captured_[in.capturedAt + m];
+      } else {
+        Frame f = frameFor(i, -1, 0);
+        amount = runBody(mod.amountBody, f);
+      }
+      if (!mod.flat) {
+        if (mod.op == ModOp::Mul) {
+          int64_t one = amount;
+          for (int64_t s = 1; s < in.stacks / kOne && s < 64; ++s)
+            amount = mul(amount, one, fault);
+        } else if (mod.op == ModOp::Add || mod.op == ModOp::Sub) {
+          amount = mul(amount, in.stacks, fault);
+        }
+      }
+      if (mod.category != kNoId) {
+        Strongest &s = strongest[mod.category];
+        int64_t signedAmount = mod.op == ModOp::Sub ? -amount : amount;
+        int64_t distance = mod.op == ModOp::Mul
+                               ? (amount <= 0 ? INT64_MAX
+                                  : amount >= kOne ? amount
+                                                   : div(kOne, amount, fault))
+                               : (signedAmount < 0 ? -signedAmount : signedAmount);
+        if (!s.any || distance > s.distance ||
+            (distance == s.distance && signedAmount > (s.op == ModOp::Sub ? -s.amount : s.amount))) {
+          s = {true, distance, amount, mod.op, mod.percent};
+        }
+        continue;
+      }
+      addTerm(mod.op, mod.percent, amount, in.seq);
+    }
+  }
+  for (const Strongest &s : strongest)
+    if (s.any)
+      addTerm(s.op, s.percent, s.amount, 0);
+  int64_t v = add(b, adds, fault);
+  if (percents != 0)
+    v = mul(v, add(kOne, percents, fault), fault);
+  if (factor != kOne)
+    v = mul(v, factor, fault);
+  if (set)
+    v = setTo;
+  v = std::max(v, atLeast);
+  v = std::min(v, atMost);
+  if (value.minBody != kNoId)
+    v = std::max(v, boundOf(a, value.minBody));
+  if (value.maxBody != kNoId)
+    v = std::min(v, boundOf(a, value.maxBody));
+  v = rounded(stat, v);
+  if (!except) {
+    statCache_[slot] = v;
+    statEpoch_[slot] = epoch_;
+  }
+  return v;
+}
+
+int64_t World::poolLeast(Handle a, Id pool) {
+  const pack::Value &p = t_->values[pool];
+  return p.minBody == kNoId ? 0 : boundOf(a, p.minBody);
+}
+
+int64_t World::poolMost(Handle a, Id pool) {
+  const pack::Value &p = t_->values[pool];
+  return p.maxBody == kNoId ? INT64_MAX : boundOf(a, p.maxBody);
+}
+
+int64_t World::clampPool(Handle a, Id pool, int64_t amount) {
+  return rounded(pool, std::clamp(amount, poolLeast(a, pool), std::max(poolLeast(a, pool), poolMost(a, pool))));
+}
+
+// A pool now: its anchor's amount, the drift since in closed form, its
+// maximum's rise if it heals, within its bounds.
+int64_t World::poolNow(Handle a, Id pool) {
+  const Actor *ac = actor(a);
+  if (!ac)
+    return 0;
+  size_t i = size_t(indexOf(a)) * valueCount_ + pool;
+  if (!hasPool_[i])
+    return 0;
+  const pack::Value &p = t_->values[pool];
+  int64_t amount = pools_[i];
+  if (ac->live) {
+    int64_t nowAt = now_ * kOne;
+    int64_t elapsed = nowAt - poolAt_[i];
+    NumberFault fault = NumberFault::None;
+    if (p.regenStat != kNoId && elapsed > 0 && p.regenPerTicks > 0)
+      amount = add(amount, mulDiv(computeStat(a, p.regenStat, nullptr), elapsed, p.regenPerTicks), fault);
+    if (p.refillEveryTicks > 0 && elapsed > 0) {
+      int64_t from = (poolAt_[i] - ac->madeAt * kOne) / p.refillEveryTicks;
+      int64_t to = (nowAt - ac->madeAt * kOne) / p.refillEveryTicks;
+      amount = add(amount, mul(p.refillAmount, (to - from) * kOne, fault), fault);
+    }
+    if (p.rise == pack::Rise::Heal && p.maxBody != kNoId) {
+      int64_t most = poolMost(a, pool);
+      if (most > poolMax_[i])
+        amount = add(amount, most - poolMax_[i], fault);
+    }
+  }
+  return clampPool(a, pool, amount);
+}
+
+// Before anything an actor's values read changes: its pools' drift so far
+// kept at the old rates, then every cached stat read afresh.
+void World::settlePools(Handle a) {
+  Actor *ac = actor(a);
+  if (!ac)
+    return;
+  uint32_t ai = indexOf(a);
+  for (Id p = 0; p < valueCount_; ++p) {
+    size_t i = size_t(ai) * valueCount_ + p;
+    if (!hasPool_[i])
+      continue;
+    int64_t amount = poolNow(a, p);
+    pools_[i] = amount;
+    poolAt_[i] = now_ * kOne;
+    poolMax_[i] = poolMost(a, p);
+  }
+}
+
+void World::touch(Handle a) {
+  settlePools(a);
+  ++epoch_;
+  if (Actor *ac = actor(a))
+    ++ac->epoch;
+}
+
+int64_t World::value(Handle a, Id v) {
+  if (!actor(a))
+    return 0;
+  if (t_->values[v].kind == pack::ValueKind::Pool)
+    return poolNow(a, v);
+  return computeStat(a, v, nullptr);
+}
+
+// A change lands: its portions summed, the pool moved within its bounds, and
+// what it took and what its bound refused written on the event.
+void World::landOnPool(Event &e, Handle a) {
+  size_t i = size_t(indexOf(a)) * valueCount_ + e.pool;
+  touch(a);
+  int64_t before = pools_[i];
+  NumberFault fault = NumberFault::None;
+  int64_t amount = 0;
+  for (uint32_t p = 0; p < e.portionCount; ++p)
+    amount = add(amount, e.portions[p].amount, fault);
+  if (e.portionCount == 0)
+    amount = e.amount;
+  e.amount = amount;
+  int64_t target;
+  bool lowers = carriesAll(e.tags, t_->tags[Id(pack::BuiltinTag::Damage)].closure) ||
+                carriesAll(e.tags, t_->tags[Id(pack::BuiltinTag::Loss)].closure) ||
+                carriesAll(e.tags, t_->tags[Id(pack::BuiltinTag::Cost)].closure);
+  bool isSet = carriesAll(e.tags, t_->tags[Id(pack::BuiltinTag::Set)].closure);
+  if (isSet)
+    target = amount;
+  else if (lowers)
+    target = sub(before, amount, fault);
+  else
+    target = add(before, std::min(amount, e.upTo == INT64_MAX ? amount : std::max<int64_t>(0, sub(e.upTo, before, fault))), fault);
+  int64_t after = clampPool(a, e.pool, target);
+  pools_[i] = after;
+  e.before = before;
+  e.after = after;
+  e.landed = isSet ? after - before : (lowers ? before - after : after - before);
+  e.overflow = isSet ? 0 : amount - e.landed;
+  ++epoch_;
+}
+
+} // namespace ledger::rt

@@ -1,0 +1,673 @@
+// The play harness: each play's lines as orders to a world and checks of
+// what it holds. A line it can't run fails its play with the line, never the
+// whole run.
+#include "play_runner.h"
+
+#include "base/fixed.h"
+#include "number.h"
+#include "world.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <optional>
+
+namespace ledger::play {
+
+using pack::Id;
+using pack::kNoId;
+using rt::Handle;
+
+namespace {
+
+struct Failure {
+  uint32_t line;
+  std::string why;
+};
+
+class Runner {
+public:
+  Runner(const SyntaxTree &tree, const rt::Pack &pack) : tree_(tree), pack_(pack), t_(pack.tables()) {}
+
+  Result run(NodeId play, std::string *journal) {
+    Result result;
+    world_.emplace(pack_, 0);
+    try {
+      lines(play);
+      checkFaults();
+    } catch (const Failure &f) {
+      result.passed = false;
+      result.failLine = f.line;
+      result.why = f.why;
+    }
+    if (journal)
+      *journal += world_->journalText();
+    return result;
+  }
+
+private:
+  // ---- reading the play's lines ------------------------------------------------
+  std::string text(NodeId n, std::string_view label) const {
+    const Slot *s = tree_.slot(n, label);
+    return s ? std::string(tree_.span(tree_.nodes[n].file, s->begin, s->end)) : std::string();
+  }
+  uint32_t lineOf(NodeId n) const {
+    const Node &node = tree_.nodes[n];
+    return tree_.sources->lineCol(tree_.loc(node.file, node.begin)).line;
+  }
+  [[noreturn]] void fail(NodeId n, std::string why) const { throw Failure{lineOf(n), std::move(why)}; }
+  int64_t number(NodeId n, std::string_view label) const {
+    const Slot *s = tree_.slot(n, label);
+    const Token &tok = tree_.token(tree_.nodes[n].file, s->begin);
+    int64_t v = tok.value.raw;
+    if (s->begin > 0 && s->end - s->begin == 2 &&
+        tree_.token(tree_.nodes[n].file, s->begin).kind == TokenKind::Minus)
+      v = -tree_.token(tree_.nodes[n].file, s->begin + 1).value.raw;
+    return v;
+  }
+  // A literal duration in ticks (millionths).
+  int64_t ticks(NodeId n, std::string_view label) const {
+    const Slot *s = tree_.slot(n, label);
+    uint32_t file = tree_.nodes[n].file;
+    const Expr &e = tree_.exprs[s->value];
+    if (e.kind != ExprKind::Duration)
+      fail(n, "a duration here must be a number with its unit");
+    const Expr &inner = tree_.exprs[tree_.exprArgs[e.firstArg]];
+    if (inner.kind != ExprKind::Number)
+      fail(n, "a duration here must be a number with its unit");
+    int64_t v = tree_.token(file, inner.begin).value.raw;
+    rt::NumberFault fault = rt::NumberFault::None;
+    switch (e.unit) {
+    case TimeUnit::Seconds:
+      return rt::mul(v, t_.ticksPerSecond, fault);
+    case TimeUnit::Millis:
+      return rt::div(rt::mul(v, t_.ticksPerSecond, fault), 1000 * rt::kOne, fault);
+    default:
+      return v;
+    }
+  }
+  Id find(std::string_view name, Id count, auto nameOf) const {
+    for (Id i = 0; i < count; ++i)
+      if (t_.name(nameOf(i)) == name)
+        return i;
+    return kNoId;
+  }
+  Id effect(std::string_view n) const {
+    return find(n, Id(t_.effects.size()), [&](Id i) { return t_.effects[i].name; });
+  }
+  Id ability(std::string_view n) const {
+    return find(n, Id(t_.abilities.size()), [&](Id i) { return t_.abilities[i].name; });
+  }
+  Id archetype(std::string_view n) const {
+    return find(n, Id(t_.archetypes.size()), [&](Id i) { return t_.archetypes[i].name; });
+  }
+  Id value(std::string_view n) const {
+    return find(n, Id(t_.values.size()), [&](Id i) { return t_.values[i].name; });
+  }
+  Id link(std::string_view n) const {
+    return find(n, Id(t_.links.size()), [&](Id i) { return t_.links[i].name; });
+  }
+  Id event(std::string_view n) const {
+    return find(n, Id(t_.events.size()), [&](Id i) { return t_.events[i].name; });
+  }
+  Id tag(std::string_view n) const {
+    return find(n, Id(t_.tags.size()), [&](Id i) { return t_.tags[i].name; });
+  }
+  Id prop(std::string_view n) const {
+    return find(n, Id(t_.props.size()), [&](Id i) { return t_.props[i].name; });
+  }
+  pack::TagSet tagSetOf(NodeId n, std::string_view label) const {
+    // The closed set of a single tag, or the union the play names.
+    std::vector<Id> tags;
+    const Node &node = tree_.nodes[n];
+    for (const Slot *s : tree_.slotsNamed(n, label))
+      tree_.eachItem(node.file, *s, true, [&](uint32_t b, uint32_t e) {
+        Id g = tag(tree_.span(node.file, b, e));
+        if (g != kNoId)
+          tags.push_back(g);
+      });
+    if (tags.empty())
+      return 0;
+    // A tag's own closure set stands for it; several need a set of their own,
+    // which a play's deal names at most once: the first is used, with the
+    // portion's others noted.
+    return t_.tags[tags.front()].closure;
+  }
+
+  Handle actorNamed(NodeId n, std::string_view name) const {
+    auto it = actors_.find(std::string(name));
+    if (it == actors_.end())
+      fail(n, fmt::format("`{}` names no actor of this play", name));
+    return it->second;
+  }
+  // PLAYED.LINK.LINK...: an actor; a global link's name reads its actor.
+  Handle actorPath(NodeId n, const std::string &path) const {
+    std::vector<std::string> parts;
+    size_t start = 0;
+    for (size_t dot; (dot = path.find('.', start)) != std::string::npos; start = dot + 1)
+      parts.push_back(path.substr(start, dot - start));
+    parts.push_back(path.substr(start));
+    Handle h;
+    if (actors_.count(parts[0])) {
+      h = actors_.at(parts[0]);
+    } else if (Id l = link(parts[0]); l != kNoId && t_.links[l].global) {
+      h = world_->linkOf(0, l);
+    } else {
+      fail(n, fmt::format("`{}` names no actor of this play", parts[0]));
+    }
+    for (size_t i = 1; i < parts.size(); ++i) {
+      Id l = link(parts[i]);
+      if (l == kNoId)
+        fail(n, fmt::format("`{}` is no link", parts[i]));
+      h = world_->linkOf(h, l);
+    }
+    return h;
+  }
+  // PLAYED.VALUE (through links): a number.
+  int64_t valuePath(NodeId n, const std::string &path) {
+    size_t dot = path.rfind('.');
+    if (dot == std::string::npos)
+      fail(n, fmt::format("`{}` reads no value", path));
+    std::string head = path.substr(0, dot), last = path.substr(dot + 1);
+    // A member of a stat by type: d.Resist.Fire
+    Id v = value(last);
+    if (v == kNoId) {
+      size_t dot2 = head.rfind('.');
+      if (dot2 != std::string::npos) {
+        v = value(head.substr(dot2 + 1) + "." + last);
+        head = head.substr(0, dot2);
+      }
+    }
+    if (v == kNoId)
+      fail(n, fmt::format("`{}` is no stat or pool", last));
+    Handle h = actorPath(n, head);
+    return world_->value(h, v);
+  }
+
+  static bool compare(std::string_view cmp, int64_t a, int64_t b) {
+    return cmp == "=" ? a == b : cmp == "!=" ? a != b : cmp == "<" ? a < b : cmp == "<=" ? a <= b : cmp == ">" ? a > b : a >= b;
+  }
+  static std::string num(int64_t v) { return formatFixed(Fixed{v}); }
+
+  rt::Given given(NodeId n, bool vars, Id effectId) {
+    rt::Given g;
+    for (const Slot *s : tree_.slotsNamed(n, "assign")) {
+      NodeId as = s->value;
+      std::string name = text(as, "name");
+      const Slot *v = tree_.slot(as, "value");
+      uint32_t file = tree_.nodes[as].file;
+      const Expr &e = tree_.exprs[v->value];
+      int64_t value;
+      std::string valueText(tree_.span(file, e.begin, e.end));
+      if (e.kind == ExprKind::Number) {
+        value = tree_.token(file, e.begin).value.raw;
+      } else if (e.kind == ExprKind::Unary && tree_.exprs[tree_.exprArgs[e.firstArg]].kind == ExprKind::Number) {
+        value = -tree_.token(file, tree_.exprs[tree_.exprArgs[e.firstArg]].begin).value.raw;
+      } else if (Id g_ = tag(valueText); g_ != kNoId) {
+        value = int64_t(g_) + 1;
+      } else if (actors_.count(valueText)) {
+        value = actors_[valueText];
+      } else {
+        fail(n, fmt::format("`{}` is no number, tag or actor of this play", valueText));
+      }
+      Id id = kNoId;
+      if (vars) {
+        const pack::Effect &ef = t_.effects[effectId];
+        for (uint32_t k = 0; k < ef.varCount; ++k)
+          if (t_.name(t_.vars[ef.varsBegin + k].name) == name)
+            id = k;
+      } else if (name == "X") {
+        id = kNoId;
+      } else {
+        id = prop(name);
+        if (id == kNoId)
+          fail(n, fmt::format("`{}` is no property", name));
+      }
+      g.values.push_back({id, value});
+    }
+    return g;
+  }
+
+  // ---- orders --------------------------------------------------------------------
+  void order(NodeId n, rt::Outcome o) {
+    last_ = o;
+    (void)n;
+  }
+
+  void checkFaults() {
+    const auto &j = world_->journal();
+    for (size_t i = faultMark_; i < j.size(); ++i)
+      if (j[i].fault && !faultMatched_.count(i))
+        throw Failure{lastStepLine_, "a fault no line expects: " + j[i].note};
+  }
+
+  // A step: its faults since the last step must each have been expected.
+  void step(NodeId n) {
+    checkFaults();
+    faultMark_ = world_->journal().size();
+    faultMatched_.clear();
+    eventMark_ = world_->journal().size();
+    lastStepLine_ = lineOf(n);
+  }
+
+  void lines(NodeId parent) {
+    for (NodeId n = tree_.nodes[parent].firstChild; n != kNone; n = tree_.nodes[n].nextSibling)
+      line(n);
+  }
+
+  void line(NodeId n) {
+    FormKind k = tree_.nodes[n].kind;
+    switch (k) {
+    case FormKind::PlaySeed:
+      world_.emplace(pack_, uint64_t(number(n, "seed") / rt::kOne));
+      return;
+    case FormKind::PlayMake: {
+      step(n);
+      if (tree_.slot(n, "x"))
+        fail(n, "placing an actor (the space) is not run by the engines yet");
+      Id arch = archetype(text(n, "archetype"));
+      std::vector<std::pair<Id, Handle>> links;
+      for (const Slot *s : tree_.slotsNamed(n, "assign")) {
+        Id l = link(text(s->value, "name"));
+        if (l == kNoId)
+          fail(n, fmt::format("`{}` is no link", text(s->value, "name")));
+        links.push_back({l, actorPath(n, text(s->value, "value"))});
+      }
+      actors_[text(n, "name")] = world_->make(arch, links);
+      return;
+    }
+    case FormKind::PlayAct: {
+      step(n);
+      if (tree_.slot(n, "x") || tree_.slot(n, "dx") || tree_.slot(n, "using") || tree_.slot(n, "id") ||
+          tree_.slot(n, "answering") || tree_.slot(n, "as") || tree_.slot(n, "projectile"))
+        fail(n, "this act's place, grant, id, choice or kept activation is not run by the engines yet");
+      std::vector<Handle> targets;
+      for (const Slot *s : tree_.slotsNamed(n, "targets"))
+        targets.push_back(actorPath(n, std::string(tree_.span(tree_.nodes[n].file, s->begin, s->end))));
+      order(n, world_->act(actorPath(n, text(n, "actor")), ability(text(n, "ability")), targets,
+                           given(n, false, kNoId)));
+      return;
+    }
+    case FormKind::PlayApply: {
+      step(n);
+      Id e = effect(text(n, "effect"));
+      int64_t stacks = tree_.slot(n, "stacks") ? number(n, "stacks") : rt::kOne;
+      rt::DurationUnit unit = rt::DurationUnit::None;
+      int64_t duration = 0;
+      Id countEvent = kNoId;
+      if (tree_.slot(n, "time")) {
+        unit = rt::DurationUnit::Time;
+        duration = ticks(n, "time");
+      } else if (tree_.slot(n, "turns")) {
+        unit = rt::DurationUnit::Turns;
+        duration = number(n, "turns");
+      } else if (tree_.slot(n, "count")) {
+        unit = rt::DurationUnit::Count;
+        duration = number(n, "count");
+        countEvent = event(text(n, "event"));
+      }
+      Handle from = tree_.slot(n, "from") ? actorPath(n, text(n, "from")) : 0;
+      order(n, world_->apply(e, stacks, actorPath(n, text(n, "to")), from, unit, duration,
+                             countEvent, given(n, true, e)));
+      return;
+    }
+    case FormKind::PlayRemove:
+      step(n);
+      order(n, world_->remove(effect(text(n, "effect")), actorPath(n, text(n, "from")),
+                              tree_.slot(n, "stacks") ? number(n, "stacks") : 0));
+      return;
+    case FormKind::PlayRaise:
+      step(n);
+      order(n, world_->raise(event(text(n, "event")), actorPath(n, text(n, "of")),
+                             tree_.slot(n, "by") ? actorPath(n, text(n, "by")) : 0));
+      return;
+    case FormKind::PlayDeal:
+      step(n);
+      order(n, world_->deal(number(n, "amount"), actorPath(n, text(n, "to")),
+                            tree_.slot(n, "from") ? actorPath(n, text(n, "from")) : 0,
+                            tagSetOf(n, "types")));
+      return;
+    case FormKind::PlaySet: {
+      step(n);
+      std::string target = text(n, "target");
+      size_t dot = target.rfind('.');
+      Id pool = value(target.substr(dot + 1));
+      if (pool == kNoId || t_.values[pool].kind != pack::ValueKind::Pool)
+        fail(n, fmt::format("`{}` is no pool: a stat's base and its modifiers make it",
+                            target.substr(dot + 1)));
+      order(n, world_->setPool(actorPath(n, target.substr(0, dot)), pool, number(n, "value")));
+      return;
+    }
+    case FormKind::PlayDestroy:
+      step(n);
+      order(n, world_->destroy(actorPath(n, text(n, "actor"))));
+      return;
+    case FormKind::PlayLink: {
+      step(n);
+      Id l = link(text(n, "link"));
+      Handle a = tree_.slot(n, "actor") ? actorPath(n, text(n, "actor")) : 0;
+      order(n, world_->link(a, l, actorPath(n, text(n, "to"))));
+      return;
+    }
+    case FormKind::PlayAdvance: {
+      step(n);
+      int64_t t = tree_.slot(n, "until") ? ticks(n, "until") - world_->now() * rt::kOne
+                                         : ticks(n, "by");
+      // Time moves in whole ticks; a duration between two ticks reaches the
+      // later one.
+      int64_t whole = (t + rt::kOne - 1) / rt::kOne;
+      if (whole > 0)
+        world_->advance(whole);
+      return;
+    }
+    case FormKind::PlayRepeat: {
+      int64_t times = number(n, "count") / rt::kOne;
+      for (int64_t i = 0; i < times; ++i)
+        lines(n);
+      return;
+    }
+    case FormKind::PlaySave: {
+      step(n);
+      saves_.insert_or_assign(text(n, "name"), std::make_pair(*world_, actors_));
+      lastSave_ = text(n, "name");
+      return;
+    }
+    case FormKind::PlayRewind: {
+      step(n);
+      if (tree_.hasFlag(n, "keeping"))
+        fail(n, "`rewind ... keeping` is not run by the engines yet");
+      std::string name = tree_.slot(n, "name") ? text(n, "name") : lastSave_;
+      auto it = saves_.find(name);
+      if (it == saves_.end())
+        fail(n, "there is no save to rewind to");
+      world_.emplace(it->second.first);
+      actors_ = it->second.second;
+      lastSave_ = name;
+      eventMark_ = faultMark_ = world_->journal().size();
+      return;
+    }
+    case FormKind::PlayCovers:
+      return;
+    default:
+      expect(n, k);
+    }
+  }
+
+  // ---- expectations ------------------------------------------------------------------
+  void expect(NodeId n, FormKind k) {
+    switch (k) {
+    case FormKind::ExpectDone:
+      if (!last_.ok())
+        fail(n, fmt::format("expected done, found refused {}{}", rt::refusalName(last_.refusal),
+                            last_.text.empty() ? "" : " \"" + last_.text + "\""));
+      return;
+    case FormKind::ExpectRefused: {
+      if (last_.ok())
+        fail(n, "expected refused, found done");
+      std::string reason = text(n, "reason");
+      if (!reason.empty() && reason != rt::refusalName(last_.refusal))
+        fail(n, fmt::format("expected refused {}, found refused {}", reason,
+                            rt::refusalName(last_.refusal)));
+      if (tree_.slot(n, "text")) {
+        std::string quoted = text(n, "text");
+        std::string want = quoted.size() >= 2 ? quoted.substr(1, quoted.size() - 2) : quoted;
+        if (last_.text.find(want) == std::string::npos)
+          fail(n, fmt::format("expected the refusal to say \"{}\", found \"{}\"", want, last_.text));
+      }
+      if (tree_.slot(n, "need") && (!last_.hasNumbers || last_.need != number(n, "need")))
+        fail(n, fmt::format("expected need {}, found {}", num(number(n, "need")),
+                            last_.hasNumbers ? num(last_.need) : "none"));
+      if (tree_.slot(n, "have") && (!last_.hasNumbers || last_.have != number(n, "have")))
+        fail(n, fmt::format("expected have {}, found {}", num(number(n, "have")),
+                            last_.hasNumbers ? num(last_.have) : "none"));
+      if (tree_.slot(n, "element") && int64_t(last_.element) * rt::kOne != number(n, "element"))
+        fail(n, fmt::format("expected element {}, found {}", num(number(n, "element")), last_.element));
+      return;
+    }
+    case FormKind::ExpectFault: {
+      const auto &j = world_->journal();
+      std::string want = tree_.slot(n, "reason") ? text(n, "reason") : text(n, "text");
+      if (want.size() >= 2 && want.front() == '"')
+        want = want.substr(1, want.size() - 2);
+      for (size_t i = faultMark_; i < j.size(); ++i)
+        if (j[i].fault && j[i].note.find(want) != std::string::npos) {
+          faultMatched_[i] = true;
+          return;
+        }
+      fail(n, fmt::format("expected a fault {}, found none", want));
+    }
+    case FormKind::ExpectValue: {
+      int64_t v = valuePath(n, text(n, "value"));
+      std::string cmp = text(n, "cmp");
+      int64_t want = number(n, "number");
+      if (!compare(cmp, v, want))
+        fail(n, fmt::format("expected {} {} {}, found {}", text(n, "value"), cmp, num(want), num(v)));
+      return;
+    }
+    case FormKind::ExpectLink: {
+      Handle a = actorPath(n, text(n, "value"));
+      std::string other = text(n, "other");
+      Handle b = other == "none" ? 0 : actorPath(n, other);
+      bool same = a == b;
+      if ((text(n, "cmp") == "=") != same)
+        fail(n, fmt::format("expected {} {} {}, found {}", text(n, "value"), text(n, "cmp"), other,
+                            world_->handleName(a)));
+      return;
+    }
+    case FormKind::ExpectHas:
+    case FormKind::ExpectLacks: {
+      Handle a = actorPath(n, text(n, "actor"));
+      std::string held = text(n, "held");
+      Id e = effect(held);
+      bool has;
+      int64_t stacks = 0;
+      if (e != kNoId) {
+        Handle from = tree_.slot(n, "from") ? actorPath(n, text(n, "from")) : 0;
+        stacks = world_->stacksOf(a, e, from);
+        has = world_->holds(a, e) && (from == 0 || stacks != 0);
+      } else {
+        Id g = tag(held);
+        if (g == kNoId)
+          fail(n, fmt::format("`{}` is no effect or tag", held));
+        has = world_->carries(a, g);
+      }
+      if (k == FormKind::ExpectLacks) {
+        if (has)
+          fail(n, fmt::format("expected {} to lack {}, found it held", text(n, "actor"), held));
+        return;
+      }
+      if (!has)
+        fail(n, fmt::format("expected {} to have {}, found none", text(n, "actor"), held));
+      if (tree_.slot(n, "stacks") && stacks != number(n, "stacks"))
+        fail(n, fmt::format("expected {} stacks of {}, found {}", num(number(n, "stacks")), held,
+                            num(stacks)));
+      return;
+    }
+    case FormKind::ExpectGone:
+      if (world_->alive(actorPath(n, text(n, "actor"))))
+        fail(n, fmt::format("expected {} gone, found it alive", text(n, "actor")));
+      return;
+    case FormKind::ExpectAlive:
+      if (!world_->alive(actorPath(n, text(n, "actor"))))
+        fail(n, fmt::format("expected {} alive, found it gone", text(n, "actor")));
+      return;
+    case FormKind::ExpectCount: {
+      Id arch = archetype(text(n, "archetype"));
+      int64_t count = world_->countOf(arch);
+      if (!compare(text(n, "cmp"), count * rt::kOne, number(n, "number")))
+        fail(n, fmt::format("expected count {} {} {}, found {}", text(n, "archetype"),
+                            text(n, "cmp"), num(number(n, "number")), count));
+      return;
+    }
+    case FormKind::ExpectCan:
+    case FormKind::ExpectCannot: {
+      Handle a = actorPath(n, text(n, "actor"));
+      std::vector<Handle> targets;
+      if (tree_.slot(n, "at"))
+        targets.push_back(actorPath(n, text(n, "at")));
+      rt::Outcome o = world_->canAct(a, ability(text(n, "ability")), targets);
+      if (k == FormKind::ExpectCan && !o.ok())
+        fail(n, fmt::format("expected {} can {}, found refused {}", text(n, "actor"),
+                            text(n, "ability"), rt::refusalName(o.refusal)));
+      if (k == FormKind::ExpectCannot) {
+        if (o.ok())
+          fail(n, fmt::format("expected {} cannot {}, found it can", text(n, "actor"), text(n, "ability")));
+        std::string reason = text(n, "reason");
+        if (!reason.empty() && reason != rt::refusalName(o.refusal))
+          fail(n, fmt::format("expected cannot {}, found refused {}", reason, rt::refusalName(o.refusal)));
+      }
+      return;
+    }
+    case FormKind::ExpectRemaining: {
+      Handle a = actorPath(n, text(n, "actor"));
+      Id e = effect(text(n, "effect"));
+      std::string cmp = tree_.slot(n, "cmp") ? text(n, "cmp") : "=";
+      if (!world_->holds(a, e))
+        fail(n, fmt::format("expected {} to hold {}, found none", text(n, "actor"), text(n, "effect")));
+      if (tree_.slot(n, "never")) {
+        bool never = world_->remainingOf(a, e, rt::DurationUnit::Time) < 0;
+        if ((cmp == "=") != never)
+          fail(n, fmt::format("expected remaining {} never", cmp));
+        return;
+      }
+      rt::DurationUnit unit = tree_.slot(n, "time") ? rt::DurationUnit::Time
+                              : tree_.slot(n, "turns") ? rt::DurationUnit::Turns
+                                                       : rt::DurationUnit::Count;
+      int64_t want = unit == rt::DurationUnit::Time    ? ticks(n, "time")
+                     : unit == rt::DurationUnit::Turns ? number(n, "turns")
+                                                       : number(n, "count");
+      int64_t left = world_->remainingOf(a, e, unit);
+      if (unit != rt::DurationUnit::Time)
+        left = left < 0 ? -1 : left * rt::kOne;
+      if (!compare(cmp, left, want))
+        fail(n, fmt::format("expected remaining {} {}, found {}", cmp,
+                            unit == rt::DurationUnit::Time ? num(want) + "t" : num(want),
+                            left < 0 ? std::string("never")
+                                     : unit == rt::DurationUnit::Time ? num(left) + "t" : num(left)));
+      return;
+    }
+    case FormKind::ExpectEvent: {
+      bool no = tree_.hasFlag(n, "no");
+      int64_t count = countEvents(n, tree_.slot(n, "spec")->value, tagSetOf(n, "tagged"));
+      if (tree_.slot(n, "times")) {
+        int64_t want = number(n, "times") / rt::kOne;
+        if (count != want)
+          fail(n, fmt::format("expected the event {} times, found it {} times", want, count));
+        return;
+      }
+      if (no && count)
+        fail(n, fmt::format("expected no such event, found {}", count));
+      if (!no && !count)
+        fail(n, "expected the event, found none since the last step");
+      return;
+    }
+    case FormKind::ExpectEventOrder: {
+      size_t a = firstEvent(n, tree_.slot(n, "first")->value);
+      size_t b = firstEvent(n, tree_.slot(n, "second")->value);
+      if (a == SIZE_MAX || b == SIZE_MAX)
+        fail(n, "expected both events, found at least one missing");
+      if (a >= b)
+        fail(n, "expected the first event before the second, found it after");
+      return;
+    }
+    default:
+      fail(n, fmt::format("`{}` is not run by the engines yet",
+                          std::string(tree_.text(tree_.nodes[n].file, tree_.nodes[n].begin)) +
+                              (tree_.nodes[n].end > tree_.nodes[n].begin + 1
+                                   ? " " + std::string(tree_.text(tree_.nodes[n].file, tree_.nodes[n].begin + 1))
+                                   : "")));
+    }
+  }
+
+  bool entryMatches(NodeId n, NodeId spec, const rt::JournalEntry &j, pack::TagSet tagged) {
+    if (j.fault)
+      return false;
+    std::string name = text(spec, "event");
+    Id ev = event(name);
+    const uint64_t *tags = world_->journalTags().data() + j.tagsAt;
+    auto carries = [&](Id g) { return (tags[g / 64] >> (g % 64)) & 1; };
+    if (ev != kNoId && ev != Id(pack::BuiltinEvent::Change)) {
+      if (j.event != ev)
+        return false;
+    } else if (Id g = tag(name); g != kNoId) {
+      if (!carries(g))
+        return false;
+    } else if (Id p = value(name); p != kNoId) {
+      if (j.event != Id(pack::BuiltinEvent::Change) || j.pool != p)
+        return false;
+    } else {
+      fail(n, fmt::format("`{}` is no event", name));
+    }
+    if (tree_.slot(spec, "of") && j.subject != actorPath(n, text(spec, "of")))
+      return false;
+    if (tree_.slot(spec, "credited") && j.credit != actorPath(n, text(spec, "credited")))
+      return false;
+    if (tree_.hasFlag(spec, "landed") && (j.prevented || j.landed == 0))
+      return false;
+    if (!tree_.hasFlag(spec, "landed") && j.prevented)
+      return false;
+    for (pack::TagSet set : {tagged, tagSetOf(spec, "tagged")})
+      if (set) {
+        const uint64_t *w = t_.tagSet(set);
+        for (uint32_t i = 0; i < t_.tagWords; ++i)
+          if ((tags[i] & w[i]) != w[i])
+            return false;
+      }
+    return true;
+  }
+
+  int64_t countEvents(NodeId n, NodeId spec, pack::TagSet tagged) {
+    int64_t count = 0;
+    const auto &j = world_->journal();
+    for (size_t i = eventMark_; i < j.size(); ++i)
+      count += entryMatches(n, spec, j[i], tagged);
+    return count;
+  }
+
+  size_t firstEvent(NodeId n, NodeId spec) {
+    const auto &j = world_->journal();
+    for (size_t i = eventMark_; i < j.size(); ++i)
+      if (entryMatches(n, spec, j[i], 0))
+        return i;
+    return SIZE_MAX;
+  }
+
+  const SyntaxTree &tree_;
+  const rt::Pack &pack_;
+  const pack::Tables &t_;
+  std::optional<rt::World> world_;
+  std::map<std::string, Handle> actors_;
+  std::map<std::string, std::pair<rt::World, std::map<std::string, Handle>>> saves_;
+  std::string lastSave_;
+  rt::Outcome last_;
+  size_t eventMark_ = 0, faultMark_ = 0;
+  std::map<size_t, bool> faultMatched_;
+  uint32_t lastStepLine_ = 0;
+};
+
+} // namespace
+
+void runPlays(const SyntaxTree &tree, uint32_t file, const rt::Pack &pack, std::FILE *out,
+              Totals &totals, std::string *journal) {
+  const std::string &path = tree.sources->file(tree.files[file].file).path;
+  for (NodeId n = tree.fileFirstNode[file]; n != kNone; n = tree.nodes[n].nextSibling) {
+    if (tree.nodes[n].kind != FormKind::Play)
+      continue;
+    uint32_t line = tree.sources->lineCol(tree.loc(file, tree.nodes[n].begin)).line;
+    const Slot *textSlot = tree.slot(n, "text");
+    std::string title = textSlot ? std::string(tree.span(file, textSlot->begin, textSlot->end)) : "\"\"";
+    if (journal)
+      *journal += fmt::format("play {}:{} {}\n", path, line, title);
+    Result r = Runner(tree, pack).run(n, journal);
+    if (r.passed) {
+      ++totals.passed;
+      std::fprintf(out, "PASS %s:%u %s\n", path.c_str(), line, title.c_str());
+    } else {
+      ++totals.failed;
+      std::fprintf(out, "FAIL %s:%u %s: line %u: %s\n", path.c_str(), line, title.c_str(),
+                   r.failLine, r.why.c_str());
+    }
+  }
+}
+
+} // namespace ledger::play

@@ -1,0 +1,30 @@
+// The play harness: runs each play of a .play file in a world of its own on
+// a pack of its catalog, and says of each whether its expectations held.
+#pragma once
+
+#include "pack.h"
+#include "parse/tree.h"
+#include "sema/check.h"
+
+#include <cstdio>
+#include <string>
+
+namespace ledger::play {
+
+struct Result {
+  bool passed = true;
+  uint32_t failLine = 0;
+  std::string why; // what was expected, what was found
+};
+
+struct Totals {
+  size_t passed = 0, failed = 0;
+};
+
+// Runs every play in the play file `file` of the tree, on the pack, printing
+// a PASS or FAIL line for each to `out`; the journal of each play is added
+// to `journal` when it isn't null.
+void runPlays(const SyntaxTree &tree, uint32_t file, const rt::Pack &pack, std::FILE *out,
+              Totals &totals, std::string *journal);
+
+} // namespace ledger::play

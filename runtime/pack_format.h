@@ -355,6 +355,7 @@ enum class ReadOp : uint8_t {
   TagOf,        // tag(ABILITY, TAG): args: ability; a = tag
   ActorMember,  // args: actor; a = ActorMember
   Portion,      // a = tag: what the change in hand holds of a type
+  FirstOf,      // a = query: the first a held(...) finds, a handle (0: none); its operands args
 };
 
 enum class EventField : uint8_t { Amount, Sent, Landed, Overflow, Before, After, X };
@@ -423,7 +424,8 @@ enum class ActionOp : uint8_t {
 // What an action's operands are, in order; each flag present adds one.
 struct Action {
   ActionOp op = ActionOp::Deal;
-  Id a = kNoId, b = kNoId, c = kNoId; // the effect, pool, event, archetype, link, tag …
+  Id a = kNoId, b = kNoId, c = kNoId; // the effect, pool, event, archetype, link, tag …;
+                                      // scale's and convert's c: a body read once a portion
   uint32_t listBegin = 0, listCount = 0; // into idLists: a deal's portion tags (TagSets), a with's names
   TagSet tags = 0;       // tagged / types / unless
   Id query = kNoId;      // its targets: queries[query], operands first

@@ -56,6 +56,38 @@ World::World(const Pack &pack, uint64_t seed) : pack_(&pack), t_(&pack.tables())
   for (const pack::Effect &e : t_->effects)
     most = std::max<size_t>(most, e.varCount);
   scratchVars_.assign(most, 0);
+  if (t_->timeStat != kNoId)
+    clockStats_.push_back(t_->timeStat);
+  for (const pack::Effect &e : t_->effects)
+    if (e.clock == pack::ClockKind::Stat && e.clockStat != kNoId &&
+        std::find(clockStats_.begin(), clockStats_.end(), e.clockStat) == clockStats_.end())
+      clockStats_.push_back(e.clockStat);
+  members_.resize(valueCount_);
+  for (Id v = 0; v < valueCount_; ++v)
+    if (t_->values[v].member != kNoId)
+      members_[t_->values[v].member].push_back(v);
+  archetypeBase_.assign(t_->archetypes.size() * valueCount_, kNoId);
+  for (pack::Id a = 0; a < t_->archetypes.size(); ++a) {
+    const pack::Archetype &arch = t_->archetypes[a];
+    for (uint32_t b = 0; b < arch.baseCount; ++b) {
+      const pack::ArchetypeValue &v = t_->archetypeValues[arch.basesBegin + b];
+      archetypeBase_[size_t(a) * valueCount_ + v.value] = v.body;
+    }
+  }
+  // A member of a stat by type is moved by its own terms, its type's
+  // parents' (Resist.Magic) and the stat's (Resist), nearest first.
+  covers_.resize(valueCount_);
+  for (Id v = 0; v < valueCount_; ++v) {
+    covers_[v].push_back(v);
+    const pack::Value &value = t_->values[v];
+    if (value.member == kNoId)
+      continue;
+    for (Id g = t_->tags[value.memberTag].parent; g != kNoId; g = t_->tags[g].parent)
+      for (Id w = 0; w < valueCount_; ++w)
+        if (t_->values[w].member == value.member && t_->values[w].memberTag == g)
+          covers_[v].push_back(w);
+    covers_[v].push_back(value.member);
+  }
   // Effects with a rule hearing more than its holder's own events are
   // heard on every event; the rest only on their holder's.
   wideEffect_.assign(t_->effects.size(), 0);
@@ -183,7 +215,7 @@ int64_t World::remainingOf(Handle a, Id effect, DurationUnit unit) const {
   case DurationUnit::Count:
     return newest->countLeft < 0 ? -1 : newest->countLeft;
   default:
-    return newest->expiresAt < 0 ? -1 : newest->expiresAt - now_ * kOne;
+    return newest->expiresAt < 0 ? -1 : newest->expiresAt - clockNow(newest->holder, newest->clock);
   }
 }
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "pack.h"
+#include "refusals.h"
 
 #include <cstdint>
 #include <deque>
@@ -19,18 +20,6 @@ namespace ledger::rt {
 
 using Handle = int64_t; // an actor or an instance: (generation << 32) | (index + 1); 0 none
 
-// The reference's refusal names, and the faults a chain can end in.
-#define LEDGER_REFUSALS(X)                                                                         \
-  X(None) X(NotGranted) X(Blocked) X(OnCooldown) X(Requirement) X(CannotAfford) X(NoTarget)        \
-  X(BadTarget) X(Countered) X(Prevented) X(AlreadyHas) X(NothingToApply) X(Gone) X(ChainBudget)     \
-  X(MidMoment) X(BadProperty) X(OutOfReach) X(Busy) X(NotHeld) X(IdTaken) X(NotFlying) X(NoPool)    \
-  X(Refused)
-enum class Refusal : uint8_t {
-#define X(Name) Name,
-  LEDGER_REFUSALS(X)
-#undef X
-};
-const char *refusalName(Refusal r);
 
 struct Outcome {
   Refusal refusal = Refusal::None;
@@ -63,6 +52,16 @@ struct Given {
 
 enum class DurationUnit : uint8_t { None, Time, Turns, Count };
 
+// What an Apply installs: a time (ticks on its clock, in millionths), a
+// count of its holder's turns, a count of events; -1 where it counts none.
+// An apply's own says what it gives; the effect's lasts the rest.
+struct Lifetime {
+  int64_t time = -1;
+  int64_t turns = -1;
+  int64_t count = -1;
+  pack::Id countEvent = pack::kNoId; // the event the count counts, or the effect's filter
+};
+
 class World {
 public:
   World(const Pack &pack, uint64_t seed = 0);
@@ -74,8 +73,8 @@ public:
   Outcome act(Handle actor, pack::Id ability, const std::vector<Handle> &targets,
               const Given &given = {});
   Outcome canAct(Handle actor, pack::Id ability, const std::vector<Handle> &targets);
-  Outcome apply(pack::Id effect, int64_t stacks, Handle to, Handle from, DurationUnit unit,
-                int64_t duration, pack::Id countEvent, const Given &vars);
+  Outcome apply(pack::Id effect, int64_t stacks, Handle to, Handle from, const Lifetime &given,
+                const Given &vars);
   Outcome remove(pack::Id effect, Handle from, int64_t stacks); // stacks 0: whole
   Outcome raise(pack::Id event, Handle of, Handle by);
   Outcome deal(int64_t amount, Handle to, Handle from, pack::TagSet types);
@@ -141,12 +140,14 @@ private:
     Handle holder = 0, source = 0, credit = 0;
     int64_t stacks = 0;
     uint64_t seq = 0;            // put on in this order
-    int64_t appliedAt = 0;       // world tick (millionths)
-    int64_t expiresAt = -1;      // world tick (millionths), -1 never
-    int64_t lifetime = 0;        // the time it was given (millionths of a tick)
+    int32_t clock = -1;          // its clock: -1 the world's, else its holder's clocks_[clock]
+    int64_t appliedAt = 0;       // on its clock (millionths of a tick)
+    int64_t expiresAt = -1;      // on its clock, -1 never
+    int64_t lifetime = 0;        // the time it was given, on its clock
     int64_t turnsLeft = -1;      // -1: not counted
     int64_t countLeft = -1;      // events left, -1: not counted
     Id countEvent = pack::kNoId; // the event an apply's count counts
+    uint32_t everyAt = 0;        // into everyDue_: each every rule's next run, on its clock
     uint32_t varsAt = 0;         // into vars_
     uint32_t capturedAt = 0;     // into captured_: one amount a modifier
     uint32_t timerVersion = 0;
@@ -190,9 +191,7 @@ private:
     Id effect = pack::kNoId;     // Apply, Remove
     Handle instance = 0;         // Remove: the instance; Apply: the one made or merged
     int64_t stacks = 0;          // Apply: stacks brought
-    DurationUnit unit = DurationUnit::None;
-    int64_t duration = 0;        // Apply: time (millionths of a tick), turns or count
-    Id countEvent = pack::kNoId;
+    Lifetime life;               // Apply: what it installs
     Id ability = pack::kNoId;
     Id varsFrom = 0;             // Apply: given vars, into givenVars_
     uint32_t varCount = 0;
@@ -200,6 +199,8 @@ private:
     bool blocked = false;
     Refusal refusal = Refusal::None;
     uint32_t chain = 0;
+    bool priced = false;
+    bool made = false;   // an Apply that put on a new instance, not merged into one held // a cost's payment: its before rules priced it already
     Handle redirectTo = 0;
     Id redirectPool = pack::kNoId;
   };
@@ -226,6 +227,7 @@ public:
     const std::vector<Handle> *targets = nullptr;
     bool before = false;  // a before rule's steps: changes act on the event in hand
     uint32_t portions = ~0u; // a before rule naming portions: the ones it acts on
+    int32_t portion = -1;    // the portion a scale works out its factor for
     int64_t roots[LEDGER_SLOT_FIRST_LOCAL] = {};
   };
 
@@ -243,7 +245,7 @@ private:
   Handle instanceHandle(uint32_t i) const { return handle(i, insts_[i].gen); }
 
   // ---- values (world_values.cpp) -------------------------------------------------
-  int64_t base(uint32_t actor, Id value) const;
+  int64_t base(Handle actor, Id value);
   int64_t computeStat(Handle a, Id stat, const TagBits *except);
   int64_t boundOf(Handle a, Id body);
   int64_t poolNow(Handle a, Id pool);
@@ -260,9 +262,19 @@ private:
 
   // ---- effects (world_effects.cpp) ------------------------------------------------
   void install(Event &e, uint32_t eventIndex);
-  uint32_t newInstance(Event &e);
+  uint32_t newInstance(Event &e, uint32_t eventIndex);
   void endInstance(uint32_t inst, Id endTag, uint32_t chain);
   void schedule(uint32_t inst);
+  // Clocks: each actor's time stat and the stats effects say they run on.
+  struct Clock {
+    int64_t anchorWorld = 0; // world time at the anchor (millionths of a tick)
+    int64_t anchorClock = 0; // the clock's time there
+    int64_t rate = 1'000'000;
+  };
+  int64_t clockNow(Handle a, int32_t clock) const;
+  int64_t worldDue(Handle a, int32_t clock, int64_t due) const;
+  void retime(Handle a);
+  int32_t clockOfStat(Id stat) const;
   void runTimers(int64_t upTo);
   void fireTimer(const Timer &tm);
   void prepare(Frame &f);
@@ -283,6 +295,7 @@ private:
   bool matches(const pack::Filter &f, const Event &e, Handle holder, bool forBefore);
   bool whoMatches(const pack::WhoClause &w, Handle who, Handle holder, uint32_t inst);
   bool allies(Handle a, Handle b) const;
+  bool enemies(Handle a, Handle b) const;
   void runBefore(uint32_t eventIndex);
   void land(uint32_t eventIndex);
   void queueAfter(uint32_t eventIndex);
@@ -307,11 +320,12 @@ private:
   Handle makeActor(Id archetype, Handle creator, const Given &withs, uint32_t chain);
   void destroyActor(Handle a, uint32_t chain);
   Refusal applyTo(Frame *f, Id effect, int64_t stacks, Handle to, Handle source, Handle credit,
-                  DurationUnit unit, int64_t duration, Id countEvent, const Given &vars,
-                  uint32_t chain, uint32_t *made, uint32_t *merged);
+                  const Lifetime &given, const Given &vars, uint32_t chain, uint32_t *made,
+                  uint32_t *merged);
   Refusal changePool(Frame *f, Id kind, Id pool, Handle to, Handle source, Handle credit,
                      const Portion *portions, uint32_t count, int64_t upTo, uint32_t chain,
-                     const Given &props);
+                     const Given &props, bool priced = false);
+  int64_t price(Handle payer, Id pool, int64_t amount, Handle caster, Id ability);
   int64_t removeEffect(Id effect, Handle from, int64_t stacks, Id endTag, uint32_t chain,
                        pack::TagSet tags = 0, pack::TagSet unless = 0);
   Refusal raiseOn(Frame *f, Id event, Handle of, Handle by, pack::TagSet tagged, uint32_t chain);
@@ -325,8 +339,7 @@ private:
   uint32_t chains_ = 0;
   uint32_t valueCount_ = 0;
   std::vector<Actor> actors_;
-  std::vector<int64_t> bases_;     // actor * values + value
-  std::vector<uint8_t> baseSaid_;  // the archetype said a base
+  std::vector<Id> archetypeBase_;  // archetype * values + value: its base's formula, or none
   std::vector<int64_t> pools_;     // amount at the anchor
   std::vector<int64_t> poolAt_;    // the anchor's tick
   std::vector<int64_t> poolMax_;   // the maximum it last read
@@ -336,6 +349,10 @@ private:
   std::vector<Handle> globals_;
   std::vector<std::vector<uint32_t>> held_; // each actor's instances, oldest first
   std::vector<Instance> insts_;
+  std::vector<int64_t> everyDue_;
+  std::vector<Id> clockStats_;   // the stats clocks run at
+  std::vector<Clock> clocks_;    // actor * clockStats_ + clock
+  std::vector<Handle> touched_;  // actors whose clocks may have changed rate this moment
   std::vector<uint32_t> freeInsts_;
   std::vector<int64_t> vars_;
   std::vector<int64_t> captured_;
@@ -346,6 +363,7 @@ private:
   std::vector<Job> jobs_;
   size_t jobAt_ = 0;
   int momentDepth_ = 0;
+  bool pricing_ = false; // a cost priced: before rules change its amount and nothing else
   std::vector<std::pair<Id, int64_t>> givenVars_;
   std::vector<int64_t> localStack_;
   std::vector<int64_t> scratchVars_; // vars for a body read with no instance: a newcomer's
@@ -355,6 +373,8 @@ private:
   std::vector<std::pair<uint32_t, uint32_t>> oncePerChain_; // rule, chain
   std::vector<std::pair<Handle, uint32_t>> preventedChains_; // holder, chain
   std::vector<uint32_t> chainCounts_;
+  std::vector<std::vector<Id>> members_; // a stat by type: its members
+  std::vector<std::vector<Id>> covers_; // a value, then the by-type groups and stat over it
   std::vector<uint8_t> wideEffect_; // an effect with a rule hearing more than its holder
   std::vector<uint32_t> wide_;      // live instances of those
   std::vector<JournalEntry> journal_;

@@ -27,7 +27,7 @@ void World::targetsOf(Frame &f, const pack::Action &a, const int64_t *args,
 
 Refusal World::changePool(Frame *f, Id tag, Id pool, Handle to, Handle source, Handle credit,
                           const Portion *portions, uint32_t count, int64_t upTo, uint32_t chain,
-                          const Given &props) {
+                          const Given &props, bool priced) {
   uint32_t ei = newEvent(Id(BuiltinEvent::Change), to, source, credit, chain);
   Event &e = events_[ei];
   e.pool = pool;
@@ -46,6 +46,7 @@ Refusal World::changePool(Frame *f, Id tag, Id pool, Handle to, Handle source, H
       typed |= portions[p].tags.w[w] != 0;
   e.portionCount = typed ? std::min(count, kMaxPortions) : 0;
   e.upTo = upTo;
+  e.priced = priced;
   if (f) {
     for (uint32_t w = 0; w < t_->tagWords; ++w)
       e.tags.w[w] |= f->carried.w[w];
@@ -62,38 +63,36 @@ Refusal World::changePool(Frame *f, Id tag, Id pool, Handle to, Handle source, H
 }
 
 Refusal World::applyTo(Frame *f, Id effect, int64_t stacks, Handle to, Handle source,
-                       Handle credit, DurationUnit unit, int64_t duration, Id countEvent,
-                       const Given &vars, uint32_t chain, uint32_t *made, uint32_t *merged) {
+                       Handle credit, const Lifetime &given, const Given &vars, uint32_t chain,
+                       uint32_t *made, uint32_t *merged) {
   if (!alive(to))
     return Refusal::Gone;
   const pack::Effect &ef = t_->effects[effect];
-  // What the effect says of its lifetime, unless the apply says otherwise.
-  if (unit == DurationUnit::None) {
+  // What the apply gives of its lifetime, the effect's lasts the rest.
+  Lifetime life = given;
+  {
     Frame g{};
     g.roots[LEDGER_SLOT_HOLDER] = to;
     g.roots[LEDGER_SLOT_SOURCE] = source;
     g.roots[LEDGER_SLOT_CREDIT] = credit;
-    if (ef.lasts.timeBody != kNoId) {
-      unit = DurationUnit::Time;
-      duration = runBody(ef.lasts.timeBody, g);
-    } else if (ef.lasts.kind == pack::LastsKind::Turns || ef.lasts.kind == pack::LastsKind::Count) {
-      unit = ef.lasts.kind == pack::LastsKind::Turns ? DurationUnit::Turns : DurationUnit::Count;
-      duration = runBody(ef.lasts.countBody, g);
-    }
+    if (life.time < 0 && ef.lasts.timeBody != kNoId)
+      life.time = runBody(ef.lasts.timeBody, g);
+    if (life.turns < 0 && ef.lasts.kind == pack::LastsKind::Turns)
+      life.turns = runBody(ef.lasts.countBody, g);
+    if (life.count < 0 && ef.lasts.kind == pack::LastsKind::Count)
+      life.count = runBody(ef.lasts.countBody, g);
   }
   uint32_t ei = newEvent(Id(BuiltinEvent::Apply), to, source, credit, chain);
   Event &e = events_[ei];
   e.effect = effect;
   e.stacks = stacks;
   e.amount = stacks;
-  e.unit = unit;
-  e.duration = duration;
-  e.countEvent = countEvent;
+  e.life = life;
   addTags(e.tags, ef.tags);
   if (f)
     for (uint32_t w = 0; w < t_->tagWords; ++w)
       e.tags.w[w] |= f->carried.w[w];
-  if (unit == DurationUnit::Time)
+  if (life.time >= 0)
     addTags(e.tags, t_->tags[Id(BuiltinTag::Timed)].closure);
   e.varsFrom = uint32_t(givenVars_.size());
   for (auto v : vars.values)
@@ -108,9 +107,7 @@ Refusal World::applyTo(Frame *f, Id effect, int64_t stacks, Handle to, Handle so
   Refusal r = raiseEvent(ei);
   const Event &done = events_[ei];
   if (r == Refusal::None && made && merged) {
-    const Instance *in = instance(done.instance);
-    if (in && in->appliedAt == now_ * kOne && in->seq >= seq_ - 64 &&
-        done.after == in->stacks && in->stacks == done.stacks)
+    if (done.made)
       ++*made;
     else
       ++*merged;
@@ -181,14 +178,13 @@ Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32
   a.madeAt = now_;
   Handle h = handle(i, a.gen);
   size_t links = t_->links.size();
-  bases_.resize(bases_.size() + valueCount_, 0);
-  baseSaid_.resize(baseSaid_.size() + valueCount_, 0);
   pools_.resize(pools_.size() + valueCount_, 0);
-  poolAt_.resize(poolAt_.size() + valueCount_, now_ * kOne);
+  poolAt_.resize(poolAt_.size() + valueCount_, 0); // pools' clocks count from the make
   poolMax_.resize(poolMax_.size() + valueCount_, 0);
   hasPool_.resize(hasPool_.size() + valueCount_, 0);
   statCache_.resize(statCache_.size() + valueCount_, 0);
   statEpoch_.resize(statEpoch_.size() + valueCount_, 0);
+  clocks_.resize(clocks_.size() + clockStats_.size(), Clock{now_ * kOne, 0, kOne});
   links_.resize(links_.size() + links, 0);
   overridden_.resize(overridden_.size() + links, 0);
   held_.emplace_back();
@@ -203,11 +199,6 @@ Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32
   Frame f{};
   f.roots[LEDGER_SLOT_HOLDER] = h;
   f.roots[LEDGER_SLOT_CREDIT] = h;
-  for (uint32_t b = 0; b < arch.baseCount; ++b) {
-    const pack::ArchetypeValue &v = t_->archetypeValues[arch.basesBegin + b];
-    bases_[size_t(i) * valueCount_ + v.value] = runBody(v.body, f);
-    baseSaid_[size_t(i) * valueCount_ + v.value] = 1;
-  }
   for (uint32_t w = 0; w < arch.withCount; ++w) {
     const pack::ArchetypeValue &v = t_->archetypeValues[arch.withBegin + w];
     if (v.link != kNoId)
@@ -243,8 +234,7 @@ Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32
   for (uint32_t k = 0; k < arch.hasCount; ++k) {
     const pack::ArchetypeValue &v = t_->archetypeValues[arch.hasBegin + k];
     int64_t stacks = runBody(v.body, f);
-    applyTo(nullptr, v.value, stacks, h, h, h, DurationUnit::None, 0, kNoId, {}, chain, nullptr,
-            nullptr);
+    applyTo(nullptr, v.value, stacks, h, h, h, Lifetime{}, {}, chain, nullptr, nullptr);
   }
   uint32_t ce = newEvent(Id(BuiltinEvent::Create), h, creator, creator ? creator : h, chain);
   addTags(events_[ce].tags, arch.tags);
@@ -303,12 +293,15 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
       g.values.push_back({t_->idLists[a.withBegin + w], args[from + w]});
     return g;
   };
+  uint32_t byReason[uint32_t(Refusal::Count)] = {};
   auto results = [&](uint32_t done, uint32_t made, uint32_t merged, uint32_t refused) {
     if (a.flags & kHasAs) {
       f.c.locals[a.resultSlot] = int64_t(done) * kOne;
       f.c.locals[a.resultSlot + 1] = int64_t(made) * kOne;
       f.c.locals[a.resultSlot + 2] = int64_t(merged) * kOne;
       f.c.locals[a.resultSlot + 3] = int64_t(refused) * kOne;
+      for (uint32_t r = 0; r < uint32_t(Refusal::Count); ++r)
+        f.c.locals[a.resultSlot + 4 + r] = int64_t(byReason[r]) * kOne;
     }
   };
   Event *hand = f.event >= 0 ? &events_[size_t(f.event)] : nullptr;
@@ -336,6 +329,11 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
         s += hand->portions[p].amount;
     return s;
   };
+  // Pricing a cost runs only the changes to the amount.
+  if (pricing_ && a.op != ActionOp::Scale && a.op != ActionOp::Reduce &&
+      a.op != ActionOp::AddAmount && a.op != ActionOp::AtMost && a.op != ActionOp::AtLeast &&
+      a.op != ActionOp::Prevent && a.op != ActionOp::Convert)
+    return LEDGER_GO;
   switch (a.op) {
   case ActionOp::Deal:
   case ActionOp::Heal: {
@@ -379,13 +377,14 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
   case ActionOp::Apply: {
     targetsOf(f, a, args, targets);
     int64_t stacks = (a.flags & kHasStacks) ? args[k++] : kOne;
-    DurationUnit unit = DurationUnit::None;
-    int64_t duration = 0;
-    if (a.flags & (kForTime | kForTurns | kForCount)) {
-      unit = (a.flags & kForTime) ? DurationUnit::Time
-             : (a.flags & kForTurns) ? DurationUnit::Turns
-                                     : DurationUnit::Count;
-      duration = args[k++];
+    Lifetime life;
+    if (a.flags & kForTime)
+      life.time = args[k++];
+    else if (a.flags & kForTurns)
+      life.turns = args[k++];
+    else if (a.flags & kForCount) {
+      life.count = args[k++];
+      life.countEvent = a.b;
     }
     Handle source = holder;
     if (a.flags & kHasFrom) {
@@ -395,9 +394,9 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
     Given vars = withs(k);
     uint32_t made = 0, merged = 0, refused = 0;
     for (Handle t : targets) {
-      Refusal r = applyTo(&f, a.a, stacks, t, source, credit, unit, duration, a.b, vars, f.chain,
-                          &made, &merged);
+      Refusal r = applyTo(&f, a.a, stacks, t, source, credit, life, vars, f.chain, &made, &merged);
       refused += r != Refusal::None;
+      ++byReason[uint32_t(r)];
     }
     results(made + merged, made, merged, refused);
     return LEDGER_GO;
@@ -503,11 +502,14 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
     if (ability > 0 && size_t(ability) <= t_->abilities.size()) {
       Id ab = Id(ability - 1);
       Outcome o = check(holder, ab, targets, true, a.flags & kFree, a.flags & kNoCooldown);
-      if (o.ok() && castAbility(&f, holder, ab, targets, g, a.flags & kFree,
-                                a.flags & kNoCooldown, a.tags, f.chain) == Refusal::None)
+      Refusal r = o.ok() ? castAbility(&f, holder, ab, targets, g, a.flags & kFree,
+                                       a.flags & kNoCooldown, a.tags, f.chain)
+                         : o.refusal;
+      if (r == Refusal::None)
         ++done;
       else
         ++refused;
+      ++byReason[uint32_t(r)];
     }
     results(done, 0, 0, refused);
     return LEDGER_GO;
@@ -534,40 +536,51 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
     Handle on = (a.flags & kHasOn) ? args[k++] : 0;
     if (on) {
       Instance *in = instance(on);
-      if (!in || in->expiresAt < 0)
+      if (!in)
         return LEDGER_GO;
-      int64_t left = in->expiresAt - now_ * kOne;
-      int64_t next = a.op == ActionOp::ScaleDuration ? mul(left, amount, fault)
-                     : a.op == ActionOp::AddDuration ? add(left, amount, fault)
-                                                     : std::min(left, amount);
-      in->expiresAt = now_ * kOne + std::max<int64_t>(0, next);
-      schedule(indexOf(on));
+      // What one held instance has left, in the unit the change names.
+      auto change = [&](int64_t left) {
+        return a.op == ActionOp::ScaleDuration ? mul(left, amount, fault)
+               : a.op == ActionOp::AddDuration ? add(left, amount, fault)
+                                               : std::min(left, amount);
+      };
+      if ((a.flags & kForTurns) && in->turnsLeft >= 0) {
+        in->turnsLeft = std::max<int64_t>(0, change(in->turnsLeft * kOne) / kOne);
+      } else if ((a.flags & kForCount) && in->countLeft >= 0) {
+        in->countLeft = std::max<int64_t>(0, change(in->countLeft * kOne) / kOne);
+      } else if (in->expiresAt >= 0) {
+        int64_t nowOnClock = clockNow(in->holder, in->clock);
+        in->expiresAt = nowOnClock + std::max<int64_t>(0, change(in->expiresAt - nowOnClock));
+        schedule(indexOf(on));
+      }
       return LEDGER_GO;
     }
     if (!hand || hand->kind != Id(BuiltinEvent::Apply))
       return LEDGER_GO;
-    bool turns = (a.flags & kForTurns) != 0, count = (a.flags & kForCount) != 0;
-    bool time = a.op == ActionOp::ScaleDuration || (a.flags & kForTime);
-    DurationUnit unit = hand->unit;
-    if (a.op != ActionOp::ScaleDuration &&
-        !((time && unit == DurationUnit::Time) || (turns && unit == DurationUnit::Turns) ||
-          (count && unit == DurationUnit::Count)))
-      return LEDGER_GO; // an Apply counting nothing in that unit is left alone
-    if (unit == DurationUnit::None)
-      return LEDGER_GO;
-    int64_t d = hand->duration;
+    Lifetime &life = hand->life;
     if (a.op == ActionOp::ScaleDuration) {
-      d = mul(d, amount, fault);
-      // Made whole as it says, up if it says nothing.
-      d = (a.flags & kRoundFloor)   ? floorWhole(d)
-          : (a.flags & kRoundRound) ? roundWhole(d, fault)
-                                    : ceilWhole(d, fault);
-    } else if (a.op == ActionOp::AddDuration) {
-      d = add(d, unit == DurationUnit::Time ? amount : truncWhole(amount), fault);
-    } else {
-      d = std::min(d, amount);
+      // Whatever it counts, each made whole as it says, up if it says nothing.
+      for (int64_t *d : {&life.time, &life.turns, &life.count}) {
+        if (*d < 0)
+          continue;
+        int64_t v = mul(*d, amount, fault);
+        v = (a.flags & kRoundFloor)   ? floorWhole(v)
+            : (a.flags & kRoundRound) ? roundWhole(v, fault)
+                                      : ceilWhole(v, fault);
+        *d = std::max<int64_t>(0, v);
+      }
+      return LEDGER_GO;
     }
-    hand->duration = std::max<int64_t>(0, d);
+    // In the unit it names; an Apply counting nothing in that unit is left alone.
+    int64_t *d = (a.flags & kForTurns)   ? &life.turns
+                 : (a.flags & kForCount) ? &life.count
+                                         : &life.time;
+    if (*d < 0)
+      return LEDGER_GO;
+    if (a.op == ActionOp::AddDuration)
+      *d = std::max<int64_t>(0, add(*d, d == &life.time ? amount : truncWhole(amount), fault));
+    else
+      *d = std::max<int64_t>(0, std::min(*d, amount));
     return LEDGER_GO;
   }
   case ActionOp::Prevent:
@@ -592,7 +605,6 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
   case ActionOp::Convert: {
     if (!hand)
       return LEDGER_GO;
-    int64_t share = args[k++];
     uint32_t into = kMaxPortions;
     for (uint32_t p = 0; p < hand->portionCount; ++p)
       if ((hand->portions[p].tags.w[a.b / 64] >> (a.b % 64)) & 1)
@@ -601,6 +613,9 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
       Portion &from = hand->portions[p];
       if (!((from.tags.w[a.a / 64] >> (a.a % 64)) & 1) || p == into)
         continue;
+      f.portion = int32_t(p);
+      int64_t share = runBody(a.c, f);
+      f.portion = -1;
       int64_t moved = mul(from.amount, share, fault);
       from.amount = sub(from.amount, moved, fault);
       if (into == kMaxPortions && hand->portionCount < kMaxPortions) {
@@ -617,8 +632,17 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
     return LEDGER_GO;
   }
   case ActionOp::Scale: {
-    int64_t factor = args[k++];
-    eachPortion([&](int64_t v) { return mul(v, factor, fault); });
+    if (hand && hand->portionCount > 0) {
+      for (uint32_t p = 0; p < hand->portionCount; ++p)
+        if (f.portions >> p & 1) {
+          f.portion = int32_t(p);
+          int64_t factor = runBody(a.c, f);
+          f.portion = -1;
+          hand->portions[p].amount = mul(hand->portions[p].amount, factor, fault);
+        }
+    } else if (hand) {
+      hand->amount = mul(hand->amount, runBody(a.c, f), fault);
+    }
     if (hand && hand->kind == Id(BuiltinEvent::Apply))
       hand->stacks = hand->amount;
     return LEDGER_GO;

@@ -31,35 +31,84 @@ World::Frame World::frameFor(uint32_t inst, int64_t event, uint32_t chain) {
   return f;
 }
 
+int32_t World::clockOfStat(Id stat) const {
+  for (size_t c = 0; c < clockStats_.size(); ++c)
+    if (clockStats_[c] == stat)
+      return int32_t(c);
+  return -1;
+}
+
+// A clock's time now: its anchor, and the world's time since at its rate.
+int64_t World::clockNow(Handle a, int32_t clock) const {
+  if (clock < 0 || !actor(a))
+    return now_ * kOne;
+  const Clock &c = clocks_[size_t(indexOf(a)) * clockStats_.size() + clock];
+  __int128 run = __int128(now_ * kOne - c.anchorWorld) * c.rate / kOne;
+  return c.anchorClock + int64_t(run);
+}
+
+// The world time a clock reaches a time, rounded up: a timer fires on the
+// first tick at or after it.
+int64_t World::worldDue(Handle a, int32_t clock, int64_t due) const {
+  if (clock < 0 || !actor(a))
+    return due;
+  const Clock &c = clocks_[size_t(indexOf(a)) * clockStats_.size() + clock];
+  if (c.rate <= 0)
+    return INT64_MAX;
+  __int128 left = __int128(due - c.anchorClock) * kOne;
+  __int128 world = left <= 0 ? 0 : (left + c.rate - 1) / c.rate;
+  __int128 at = c.anchorWorld + world;
+  return at > INT64_MAX ? INT64_MAX : int64_t(at);
+}
+
+// After a moment: a clock whose stat moved keeps what it had run at its old
+// rate and runs at the new one from now, its timers moved to match.
+void World::retime(Handle a) {
+  if (!alive(a) || clockStats_.empty())
+    return;
+  size_t base = size_t(indexOf(a)) * clockStats_.size();
+  bool moved = false;
+  for (size_t c = 0; c < clockStats_.size(); ++c) {
+    int64_t rate = std::max<int64_t>(0, computeStat(a, clockStats_[c], nullptr));
+    Clock &clock = clocks_[base + c];
+    if (rate == clock.rate)
+      continue;
+    clock.anchorClock = clockNow(a, int32_t(c));
+    clock.anchorWorld = now_ * kOne;
+    clock.rate = rate;
+    moved = true;
+  }
+  if (moved)
+    for (uint32_t i : held_[indexOf(a)])
+      if (insts_[i].clock >= 0)
+        schedule(i);
+}
+
 void World::schedule(uint32_t inst) {
   Instance &in = insts_[inst];
   ++in.timerVersion;
   Handle h = instanceHandle(inst);
   if (in.expiresAt >= 0) {
-    timers_.push_back({in.expiresAt, 1, ++seq_, TimerKind::Expire, h, 0, in.timerVersion});
+    timers_.push_back({worldDue(in.holder, in.clock, in.expiresAt), 1, ++seq_, TimerKind::Expire,
+                       h, 0, in.timerVersion});
     std::push_heap(timers_.begin(), timers_.end(), std::greater<>());
   }
   const pack::Effect &e = t_->effects[in.effect];
+  uint32_t every = 0;
   for (uint32_t r = 0; r < e.ruleCount; ++r) {
     const pack::Rule &rule = t_->rules[e.rulesBegin + r];
     if (rule.kind != pack::RuleKind::Every)
       continue;
-    Frame f = frameFor(inst, -1, 0);
-    int64_t interval = runBody(rule.intervalBody, f);
-    if (interval <= 0)
+    int64_t due = everyDue_[in.everyAt + every++];
+    if (due < 0)
       continue;
-    timers_.push_back({in.appliedAt + interval, 0, ++seq_, TimerKind::Every, h,
-                       e.rulesBegin + r, in.timerVersion});
+    timers_.push_back({worldDue(in.holder, in.clock, due), 0, ++seq_, TimerKind::Every, h,
+                       e.rulesBegin + r, insts_[inst].timerVersion});
     std::push_heap(timers_.begin(), timers_.end(), std::greater<>());
   }
 }
 
-// The lifetime an Apply installs, in ticks (millionths), or -1.
-static int64_t lifetimeOf(DurationUnit unit, int64_t duration) {
-  return unit == DurationUnit::Time ? duration : -1;
-}
-
-uint32_t World::newInstance(Event &e) {
+uint32_t World::newInstance(Event &e, uint32_t eventIndex) {
   uint32_t i;
   if (!freeInsts_.empty()) {
     i = freeInsts_.back();
@@ -80,26 +129,35 @@ uint32_t World::newInstance(Event &e) {
   in.credit = e.credit;
   in.stacks = e.stacks;
   in.seq = ++seq_;
-  in.appliedAt = now_ * kOne;
+  in.clock = ef.clock == pack::ClockKind::World ? -1
+             : ef.clock == pack::ClockKind::Stat ? clockOfStat(ef.clockStat)
+                                                 : clockOfStat(t_->timeStat);
+  in.appliedAt = clockNow(e.subject, in.clock);
   in.carried = e.tags;
   // Only the tags declared carried go down a chain.
   for (Id g = 0; g < t_->tags.size(); ++g)
     if (!t_->tags[g].carried)
       in.carried.w[g / 64] &= ~(uint64_t(1) << (g % 64));
-  in.lifetime = lifetimeOf(e.unit, e.duration);
+  in.lifetime = e.life.time;
   in.expiresAt = in.lifetime >= 0 ? in.appliedAt + in.lifetime : -1;
-  in.turnsLeft = e.unit == DurationUnit::Turns ? e.duration / kOne : -1;
-  in.countLeft = e.unit == DurationUnit::Count ? e.duration / kOne : -1;
-  in.countEvent = e.countEvent;
+  in.turnsLeft = e.life.turns >= 0 ? e.life.turns / kOne : -1;
+  in.countLeft = e.life.count >= 0 ? e.life.count / kOne : -1;
+  in.countEvent = e.life.countEvent;
   in.varsAt = uint32_t(vars_.size());
   vars_.resize(vars_.size() + ef.varCount, 0);
   in.capturedAt = uint32_t(captured_.size());
   captured_.resize(captured_.size() + ef.modifierCount + ef.overrideCount, 0);
+  // Each every rule's first run one interval in, on its clock.
+  in.everyAt = uint32_t(everyDue_.size());
+  for (uint32_t r = 0; r < ef.ruleCount; ++r)
+    if (t_->rules[ef.rulesBegin + r].kind == pack::RuleKind::Every)
+      everyDue_.push_back(-1);
   held_[indexOf(e.subject)].push_back(i);
   if (wideEffect_[e.effect])
     wide_.push_back(i);
-  // Vars: given, else their formula, read as the instance goes on.
-  Frame f = frameFor(i, -1, e.chain);
+  // Vars: given, else their formula, read as the instance goes on, its
+  // Apply in hand.
+  Frame f = frameFor(i, int64_t(eventIndex), e.chain);
   for (uint32_t v = 0; v < ef.varCount; ++v) {
     const pack::Var &var = t_->vars[ef.varsBegin + v];
     int64_t value = var.initBody != kNoId ? runBody(var.initBody, f) : 0;
@@ -108,7 +166,7 @@ uint32_t World::newInstance(Event &e) {
         value = givenVars_[e.varsFrom + g].second;
     vars_[insts_[i].varsAt + v] = value;
   }
-  Frame g = frameFor(i, -1, e.chain);
+  Frame g = frameFor(i, int64_t(eventIndex), e.chain);
   for (uint32_t m = 0; m < ef.modifierCount; ++m) {
     const pack::Modifier &mod = t_->modifiers[ef.modifiersBegin + m];
     if (mod.captured)
@@ -118,6 +176,14 @@ uint32_t World::newInstance(Event &e) {
     const pack::LinkOverride &lo = t_->linkOverrides[ef.overridesBegin + o];
     captured_[insts_[i].capturedAt + ef.modifierCount + o] = runBody(lo.actorBody, g);
     overridden_[size_t(indexOf(e.subject)) * t_->links.size() + lo.link] = instanceHandle(i);
+  }
+  uint32_t every = 0;
+  for (uint32_t r = 0; r < ef.ruleCount; ++r) {
+    const pack::Rule &rule = t_->rules[ef.rulesBegin + r];
+    if (rule.kind != pack::RuleKind::Every)
+      continue;
+    int64_t interval = runBody(rule.intervalBody, g);
+    everyDue_[insts_[i].everyAt + every++] = interval > 0 ? insts_[i].appliedAt + interval : -1;
   }
   schedule(i);
   return i;
@@ -213,8 +279,9 @@ void World::install(Event &e, uint32_t eventIndex) {
     }
     if (!ef.stack.isSigned && capStacks != INT64_MAX && mode != StackMode::Separate)
       e.stacks = std::min(e.stacks, capStacks);
-    uint32_t i = newInstance(e);
+    uint32_t i = newInstance(e, eventIndex);
     e.instance = instanceHandle(i);
+    e.made = true;
     e.after = insts_[i].stacks;
     Frame f = frameFor(i, int64_t(eventIndex), e.chain);
     for (uint32_t r = 0; r < ef.ruleCount; ++r)
@@ -225,15 +292,17 @@ void World::install(Event &e, uint32_t eventIndex) {
   uint32_t held = same.back();
   Instance &in = insts_[held];
   e.instance = instanceHandle(held);
-  int64_t newLife = lifetimeOf(e.unit, e.duration);
+  int64_t newLife = e.life.time;
+  int64_t nowOnClock = clockNow(holder, in.clock);
   switch (mode) {
   case StackMode::Ignore:
     e.refusal = Refusal::AlreadyHas;
     return;
   case StackMode::Replace: {
     endInstance(held, Id(pack::BuiltinTag::EndReplaced), e.chain);
-    uint32_t i = newInstance(e);
+    uint32_t i = newInstance(e, eventIndex);
     e.instance = instanceHandle(i);
+    e.made = true;
     e.after = insts_[i].stacks;
     Frame f = frameFor(i, int64_t(eventIndex), e.chain);
     for (uint32_t r = 0; r < ef.ruleCount; ++r)
@@ -243,17 +312,17 @@ void World::install(Event &e, uint32_t eventIndex) {
   }
   case StackMode::Refresh: {
     if (newLife >= 0) {
-      int64_t left = in.expiresAt >= 0 ? std::max<int64_t>(0, in.expiresAt - now_ * kOne) : 0;
+      int64_t left = in.expiresAt >= 0 ? std::max<int64_t>(0, in.expiresAt - nowOnClock) : 0;
       NumberFault fault = NumberFault::None;
       int64_t kept = ef.stack.keepSaid ? std::min(left, mul(newLife, ef.stack.keepUpTo, fault)) : 0;
       in.lifetime = newLife + kept;
-      in.expiresAt = now_ * kOne + in.lifetime;
+      in.expiresAt = nowOnClock + in.lifetime;
       schedule(held);
     }
-    if (in.turnsLeft >= 0 && e.unit == DurationUnit::Turns)
-      in.turnsLeft = e.duration / kOne;
-    if (in.countLeft >= 0 && e.unit == DurationUnit::Count)
-      in.countLeft = e.duration / kOne;
+    if (e.life.turns >= 0)
+      in.turnsLeft = e.life.turns / kOne;
+    if (e.life.count >= 0)
+      in.countLeft = e.life.count / kOne;
     e.after = in.stacks;
     return;
   }
@@ -263,10 +332,10 @@ void World::install(Event &e, uint32_t eventIndex) {
       in.lifetime += newLife;
       schedule(held);
     }
-    if (in.turnsLeft >= 0 && e.unit == DurationUnit::Turns)
-      in.turnsLeft += e.duration / kOne;
-    if (in.countLeft >= 0 && e.unit == DurationUnit::Count)
-      in.countLeft += e.duration / kOne;
+    if (in.turnsLeft >= 0 && e.life.turns >= 0)
+      in.turnsLeft += e.life.turns / kOne;
+    if (in.countLeft >= 0 && e.life.count >= 0)
+      in.countLeft += e.life.count / kOne;
     e.after = in.stacks;
     return;
   default: { // add
@@ -286,7 +355,7 @@ void World::install(Event &e, uint32_t eventIndex) {
     in.stacks = stacks;
     if (full && ef.stack.full == FullMode::Refresh && newLife >= 0) {
       in.lifetime = newLife;
-      in.expiresAt = now_ * kOne + newLife;
+      in.expiresAt = nowOnClock + newLife;
       schedule(held);
     }
     e.after = in.stacks;
@@ -380,7 +449,7 @@ void World::fireTimer(const Timer &tm) {
     if (ef.lasts.oneAtATime && in->stacks > kOne) {
       in->stacks -= kOne;
       touch(in->holder);
-      in->expiresAt = tm.due + in->lifetime;
+      in->expiresAt = in->expiresAt + in->lifetime;
       schedule(inst);
     } else {
       endInstance(inst, Id(pack::BuiltinTag::EndExpired), chain);
@@ -390,9 +459,15 @@ void World::fireTimer(const Timer &tm) {
     Frame f = frameFor(inst, -1, chain);
     int64_t interval = runBody(rule.intervalBody, f);
     // The next run is due a whole interval on, its phase kept.
+    const pack::Effect &ef = t_->effects[in->effect];
+    uint32_t every = 0;
+    for (uint32_t r = ef.rulesBegin; r < tm.rule; ++r)
+      every += t_->rules[r].kind == pack::RuleKind::Every;
+    int64_t &due = everyDue_[in->everyAt + every];
     if (interval > 0) {
-      timers_.push_back({tm.due + interval, 0, ++seq_, TimerKind::Every, tm.instance, tm.rule,
-                         tm.version});
+      due += interval;
+      timers_.push_back({worldDue(in->holder, in->clock, due), 0, ++seq_, TimerKind::Every,
+                         tm.instance, tm.rule, tm.version});
       std::push_heap(timers_.begin(), timers_.end(), std::greater<>());
     }
     if (working(inst) && alive(insts_[inst].holder) && !actor(insts_[inst].holder)->fallen) {
@@ -411,9 +486,14 @@ void World::advance(int64_t ticks) {
   while (!timers_.empty() && timers_.front().due <= end * kOne) {
     int64_t due = timers_.front().due;
     int64_t tick = (due + kOne - 1) / kOne; // the first tick at or after it
-    now_ = std::max(now_, tick);
+    if (tick > now_) {
+      now_ = tick;
+      ++epoch_; // what drifts has moved
+    }
     runTimers(now_ * kOne);
   }
+  if (end != now_)
+    ++epoch_;
   now_ = end;
 }
 

@@ -30,6 +30,10 @@ void World::endMoment() {
       Job job = jobs_[jobAt_++];
       runJob(job);
     }
+    // Clocks whose stat moved run at their new rate from here.
+    for (size_t i = 0; i < touched_.size(); ++i)
+      retime(touched_[i]);
+    touched_.clear();
   }
   --momentDepth_;
 }
@@ -54,6 +58,15 @@ bool World::allies(Handle a, Handle b) const {
   return la != 0 && la == lb;
 }
 
+// Enemies point their allegiance at different actors; an actor pointing
+// nowhere is neutral to all but itself.
+bool World::enemies(Handle a, Handle b) const {
+  if (a == b || t_->allegiance == kNoId)
+    return false;
+  Handle la = linkOf(a, t_->allegiance), lb = linkOf(b, t_->allegiance);
+  return la != 0 && lb != 0 && la != lb;
+}
+
 bool World::whoMatches(const pack::WhoClause &w, Handle who, Handle holder, uint32_t inst) {
   switch (w.who) {
   case pack::Who::Unsaid:
@@ -67,7 +80,7 @@ bool World::whoMatches(const pack::WhoClause &w, Handle who, Handle holder, uint
   case pack::Who::Anyone:
     return who != 0;
   case pack::Who::Enemies:
-    return who != 0 && !allies(who, holder);
+    return who != 0 && enemies(who, holder);
   case pack::Who::Allies:
     return who != 0 && allies(who, holder);
   case pack::Who::OtherAllies:
@@ -176,7 +189,11 @@ void World::runBefore(uint32_t ei) {
       if (rule.kind != pack::RuleKind::Before)
         continue;
       const Event &e = events_[ei];
-      if (!matches(rule.filter, e, in.holder, true))
+      // Its having and unless are read as it runs: an earlier rule may have
+      // converted or added the portion they name.
+      pack::Filter loose = rule.filter;
+      loose.having = loose.unless = 0;
+      if (!matches(loose, e, in.holder, true))
         continue;
       if (!whoMatches(rule.filter.of, e.subject, in.holder, i) ||
           !whoMatches(rule.filter.by, e.source, in.holder, i) ||
@@ -207,7 +224,7 @@ void World::runBefore(uint32_t ei) {
     if (!insts_[entry.inst].live)
       continue;
     const pack::Rule &rule = t_->rules[entry.rule];
-    if (rule.oncePerChain) {
+    if (rule.oncePerChain && !pricing_) {
       auto key = std::make_pair(entry.rule, e.chain);
       if (std::find(oncePerChain_.begin(), oncePerChain_.end(), key) != oncePerChain_.end())
         continue;
@@ -238,6 +255,8 @@ void World::runBefore(uint32_t ei) {
       if (mask == 0)
         continue;
       f.portions = mask;
+    } else if (!matches(rule.filter, e, insts_[entry.inst].holder, true)) {
+      continue;
     }
     if (rule.whenBody != kNoId && runBody(rule.whenBody, f) == 0)
       continue;
@@ -505,7 +524,8 @@ Refusal World::raiseEvent(uint32_t ei) {
       return Refusal::Blocked;
     }
   }
-  runBefore(ei);
+  if (!events_[ei].priced)
+    runBefore(ei);
   Event &e = events_[ei];
   if (e.redirectTo != 0 || e.redirectPool != kNoId) {
     // Sent on as the change it would have been, caused by it.

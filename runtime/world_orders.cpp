@@ -57,7 +57,7 @@ Outcome World::check(Handle a, Id ability, const std::vector<Handle> &targets, b
   auto fits = [&](Handle t, uint32_t element) -> Outcome {
     if (!actor(t) || !actor(t)->live)
       return refused(Refusal::Gone);
-    if (ab.side == pack::Side::Enemy && allies(t, a)) {
+    if (ab.side == pack::Side::Enemy && !enemies(t, a)) {
       Outcome o = refused(Refusal::BadTarget, "enemy");
       o.element = element;
       return o;
@@ -116,7 +116,8 @@ Outcome World::check(Handle a, Id ability, const std::vector<Handle> &targets, b
   f.roots[LEDGER_SLOT_HOLDER] = a;
   f.roots[LEDGER_SLOT_SOURCE] = a;
   f.roots[LEDGER_SLOT_CREDIT] = a;
-  f.roots[LEDGER_SLOT_TARGET] = targets.empty() ? 0 : targets[0];
+  f.roots[LEDGER_SLOT_TARGET] =
+      targets.empty() ? (ab.target == pack::TargetKind::Self ? a : 0) : targets[0];
   f.targets = &targets;
   for (uint32_t r = 0; r < ab.requireCount; ++r) {
     const pack::Requirement &req = t_->requirements[ab.requiresBegin + r];
@@ -136,7 +137,7 @@ Outcome World::check(Handle a, Id ability, const std::vector<Handle> &targets, b
       Handle payer = cost.link != kNoId ? linkOf(a, cost.link) : a;
       if (!alive(payer) || !hasPool(payer, cost.pool))
         return refused(Refusal::NoPool);
-      int64_t amount = runBody(cost.amountBody, f);
+      int64_t amount = price(payer, cost.pool, runBody(cost.amountBody, f), a, ability);
       int64_t have = poolNow(payer, cost.pool) - poolLeast(payer, cost.pool);
       if (amount > have) {
         Outcome o = refused(Refusal::CannotAfford);
@@ -160,19 +161,20 @@ Refusal World::castAbility(Frame *parent, Handle caster, Id ability,
   cf.roots[LEDGER_SLOT_HOLDER] = caster;
   cf.roots[LEDGER_SLOT_SOURCE] = caster;
   cf.roots[LEDGER_SLOT_CREDIT] = caster;
-  cf.roots[LEDGER_SLOT_TARGET] = targets.empty() ? 0 : targets[0];
+  cf.roots[LEDGER_SLOT_TARGET] = targets.empty() ? (ab.target == pack::TargetKind::Self ? caster : 0)
+                                                 : targets[0];
   if (!free) {
     std::vector<std::pair<Handle, int64_t>> bill;
     for (uint32_t c = 0; c < ab.costCount; ++c) {
       const pack::Cost &cost = t_->costs[ab.costsBegin + c];
       Handle payer = cost.link != kNoId ? linkOf(caster, cost.link) : caster;
-      bill.push_back({payer, runBody(cost.amountBody, cf)});
+      bill.push_back({payer, price(payer, cost.pool, runBody(cost.amountBody, cf), caster, ability)});
     }
     for (uint32_t c = 0; c < ab.costCount; ++c) {
       Portion p;
       p.amount = bill[c].second;
       changePool(parent, Id(BuiltinTag::Cost), t_->costs[ab.costsBegin + c].pool, bill[c].first,
-                 caster, caster, &p, 1, INT64_MAX, chain, {});
+                 caster, caster, &p, 1, INT64_MAX, chain, {}, true);
     }
   }
   uint32_t ei = newEvent(Id(BuiltinEvent::Activate), caster, caster, caster, chain);
@@ -212,9 +214,28 @@ Refusal World::castAbility(Frame *parent, Handle caster, Id ability,
       cf.carried.w[g / 64] &= ~(uint64_t(1) << (g % 64));
   runSteps(ab.steps, cf);
   if (!noCooldown && ab.cooldownEffect != kNoId && alive(caster))
-    applyTo(nullptr, ab.cooldownEffect, kOne, caster, caster, caster, DurationUnit::None, 0,
-            kNoId, {}, chain, nullptr, nullptr);
+    applyTo(nullptr, ab.cooldownEffect, kOne, caster, caster, caster, Lifetime{}, {}, chain,
+            nullptr, nullptr);
   return Refusal::None;
+}
+
+// A cost as the change it will be: its formula, then the before rules on
+// it, changing its amount alone; nothing lands.
+int64_t World::price(Handle payer, Id pool, int64_t amount, Handle caster, Id ability) {
+  uint32_t ei = newEvent(Id(BuiltinEvent::Change), payer, caster, caster, 0);
+  Event &e = events_[ei];
+  e.pool = pool;
+  e.amount = amount;
+  e.sent = amount;
+  e.ability = ability;
+  addTags(e.tags, t_->tags[Id(BuiltinTag::Cost)].closure);
+  addTags(e.tags, t_->abilities[ability].tags);
+  bool was = pricing_;
+  pricing_ = true;
+  runBefore(ei);
+  pricing_ = was;
+  const Event &priced = events_[ei];
+  return priced.prevented ? 0 : priced.amount;
 }
 
 Outcome World::canAct(Handle a, Id ability, const std::vector<Handle> &targets) {
@@ -231,7 +252,19 @@ Outcome World::act(Handle a, Id ability, const std::vector<Handle> &targets, con
     for (uint32_t i = 0; i < ab.takeCount; ++i)
       takes |= t_->idLists[ab.takesBegin + i] == prop;
     const pack::Prop &p = t_->props[prop];
-    if (!takes || (p.hasMin && v < p.min) || (p.hasMax && v > p.max))
+    bool fits = true;
+    if (p.kind == pack::PropKind::Tag) {
+      Id g = v > 0 && size_t(v) <= t_->tags.size() ? Id(v - 1) : kNoId;
+      if (g == kNoId)
+        fits = false;
+      else if (p.among)
+        fits = (t_->tagSet(p.among)[g / 64] >> (g % 64)) & 1;
+      else if (p.under != kNoId)
+        fits = g != p.under && ((t_->tagSet(t_->tags[g].closure)[p.under / 64] >> (p.under % 64)) & 1);
+    } else {
+      fits = !(p.hasMin && v < p.min) && !(p.hasMax && v > p.max) && !(p.whole && v % kOne != 0);
+    }
+    if (!takes || !fits)
       return refused(Refusal::BadProperty, std::string(t_->name(p.name)));
   }
   for (uint32_t i = 0; i < ab.takeCount; ++i) {
@@ -253,13 +286,13 @@ Outcome World::act(Handle a, Id ability, const std::vector<Handle> &targets, con
   return {};
 }
 
-Outcome World::apply(Id effect, int64_t stacks, Handle to, Handle from, DurationUnit unit,
-                     int64_t duration, Id countEvent, const Given &vars) {
+Outcome World::apply(Id effect, int64_t stacks, Handle to, Handle from, const Lifetime &given,
+                     const Given &vars) {
   if (!alive(to))
     return refused(Refusal::Gone);
   beginMoment();
-  Refusal r = applyTo(nullptr, effect, stacks, to, from, from, unit, duration, countEvent, vars,
-                      ++chains_, nullptr, nullptr);
+  Refusal r = applyTo(nullptr, effect, stacks, to, from, from, given, vars, ++chains_, nullptr,
+                      nullptr);
   endMoment();
   return r == Refusal::None ? Outcome{} : refused(r);
 }

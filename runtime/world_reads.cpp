@@ -43,6 +43,25 @@ int64_t World::apiRead(Frame &f, uint32_t readId, const int64_t *args) {
   const Event *e = f.event >= 0 ? &events_[size_t(f.event)] : nullptr;
   switch (r.op) {
   case ReadOp::Value:
+    // A stat by type read bare where a portion is in hand: its member.
+    if (t_->values[r.a].byType && f.portion >= 0 && e && uint32_t(f.portion) < e->portionCount) {
+      Id best = kNoId;
+      uint32_t depth = 0;
+      for (Id m : members_[r.a]) {
+        Id g = t_->values[m].memberTag;
+        if (!((e->portions[f.portion].tags.w[g / 64] >> (g % 64)) & 1))
+          continue;
+        uint32_t d = 0;
+        for (Id p = g; p != kNoId; p = t_->tags[p].parent)
+          ++d;
+        if (d > depth) {
+          depth = d;
+          best = m;
+        }
+      }
+      if (best != kNoId)
+        return value(args[0], best);
+    }
     return value(args[0], r.a);
   case ReadOp::ValueExcept: {
     TagBits except;
@@ -159,9 +178,9 @@ int64_t World::apiRead(Frame &f, uint32_t readId, const int64_t *args) {
     case pack::InstanceField::Stacks:
       return in->stacks;
     case pack::InstanceField::Remaining:
-      return in->expiresAt < 0 ? 0 : std::max<int64_t>(0, in->expiresAt - now_ * kOne);
+      return in->expiresAt < 0 ? 0 : std::max<int64_t>(0, in->expiresAt - clockNow(in->holder, in->clock));
     case pack::InstanceField::Elapsed:
-      return now_ * kOne - in->appliedAt;
+      return clockNow(in->holder, in->clock) - in->appliedAt;
     case pack::InstanceField::Source:
       return in->source;
     case pack::InstanceField::Credit:
@@ -215,6 +234,11 @@ int64_t World::apiRead(Frame &f, uint32_t readId, const int64_t *args) {
       s = e->amount;
     return s;
   }
+  case ReadOp::FirstOf: {
+    std::vector<int64_t> found;
+    query(f, t_->queries[r.a], args, found);
+    return found.empty() ? 0 : found.front();
+  }
   case ReadOp::StepResult:
   case ReadOp::ActorMember:
     return 0;
@@ -255,7 +279,7 @@ void World::query(Frame &f, const pack::Query &q, const int64_t *args, std::vect
       Handle h = handle(i, actors_[i].gen);
       switch (q.subject) {
       case pack::Subject::Enemies:
-        if (allies(h, from))
+        if (!enemies(h, from))
           continue;
         break;
       case pack::Subject::Allies:

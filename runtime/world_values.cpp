@@ -95,17 +95,19 @@ bool World::carries(Handle a, Id tag) {
   return (bits.w[tag / 64] >> (tag % 64)) & 1;
 }
 
-int64_t World::base(uint32_t a, Id v) const {
-  size_t i = size_t(a) * valueCount_ + v;
-  if (baseSaid_[i])
-    return bases_[i];
-  const pack::Value &value = t_->values[v];
-  if (value.member != kNoId) {
-    size_t p = size_t(a) * valueCount_ + value.member;
-    if (baseSaid_[p])
-      return bases_[p];
+// A base is read live: one reading another actor through a link follows it.
+int64_t World::base(Handle a, Id v) {
+  Id arch = actor(a)->archetype;
+  for (Id c : covers_[v]) {
+    Id body = archetypeBase_[size_t(arch) * valueCount_ + c];
+    if (body != kNoId) {
+      Frame f{};
+      f.roots[LEDGER_SLOT_HOLDER] = a;
+      f.roots[LEDGER_SLOT_CREDIT] = a;
+      return runBody(body, f);
+    }
   }
-  return value.defaultValue;
+  return t_->values[v].defaultValue;
 }
 
 int64_t World::rounded(Id v, int64_t x) const {
@@ -146,8 +148,9 @@ int64_t World::computeStat(Handle a, Id stat, const TagBits *except) {
     return statCache_[slot];
   const pack::Value &value = t_->values[stat];
   NumberFault fault = NumberFault::None;
-  int64_t b = base(ai, stat);
-  int64_t adds = 0, percents = 0, factor = kOne;
+  int64_t b = base(a, stat);
+  int64_t adds = 0, percents = 0;
+  std::vector<int64_t> factors;
   bool set = false, baseSet = false;
   int64_t setTo = 0, atLeast = INT64_MIN, atMost = INT64_MAX;
   uint64_t setSeq = 0, baseSeq = 0;
@@ -169,7 +172,7 @@ int64_t World::computeStat(Handle a, Id stat, const TagBits *except) {
       (percent ? percents : adds) = sub(percent ? percents : adds, amount, fault);
       break;
     case ModOp::Mul:
-      factor = mul(factor, amount, fault);
+      factors.push_back(amount);
       break;
     case ModOp::Set:
       if (!set || seq > setSeq) {
@@ -209,7 +212,8 @@ int64_t World::computeStat(Handle a, Id stat, const TagBits *except) {
     }
     for (uint32_t m = 0; m < e.modifierCount; ++m) {
       const pack::Modifier &mod = t_->modifiers[e.modifiersBegin + m];
-      if (mod.stat != stat && !(value.member != kNoId && mod.stat == value.member))
+      if (mod.stat != stat &&
+          std::find(covers_[stat].begin(), covers_[stat].end(), mod.stat) == covers_[stat].end())
         continue;
       int64_t amount;
       if (mod.captured) {
@@ -219,10 +223,10 @@ int64_t World::computeStat(Handle a, Id stat, const TagBits *except) {
         amount = runBody(mod.amountBody, f);
       }
       if (!mod.flat) {
-        if (mod.op == ModOp::Mul) {
-          int64_t one = amount;
+        if (mod.op == ModOp::Mul && mod.category == kNoId) {
+          // A factor is scaled by its stacks as one term a stack.
           for (int64_t s = 1; s < in.stacks / kOne && s < 64; ++s)
-            amount = mul(amount, one, fault);
+            addTerm(mod.op, mod.percent, amount, in.seq);
         } else if (mod.op == ModOp::Add || mod.op == ModOp::Sub) {
           amount = mul(amount, in.stacks, fault);
         }
@@ -250,7 +254,8 @@ int64_t World::computeStat(Handle a, Id stat, const TagBits *except) {
   int64_t v = add(b, adds, fault);
   if (percents != 0)
     v = mul(v, add(kOne, percents, fault), fault);
-  if (factor != kOne)
+  // Each factor in turn, each product rounded.
+  for (int64_t factor : factors)
     v = mul(v, factor, fault);
   if (set)
     v = setTo;
@@ -294,14 +299,17 @@ int64_t World::poolNow(Handle a, Id pool) {
   const pack::Value &p = t_->values[pool];
   int64_t amount = pools_[i];
   if (ac->live) {
-    int64_t nowAt = now_ * kOne;
+    // Its clock: its holder's time, or the world's pace with clock world; both
+    // count from the make.
+    int64_t nowAt = p.clockWorld || t_->timeStat == kNoId ? (now_ - ac->madeAt) * kOne
+                                                           : clockNow(a, clockOfStat(t_->timeStat));
     int64_t elapsed = nowAt - poolAt_[i];
     NumberFault fault = NumberFault::None;
     if (p.regenStat != kNoId && elapsed > 0 && p.regenPerTicks > 0)
       amount = add(amount, mulDiv(computeStat(a, p.regenStat, nullptr), elapsed, p.regenPerTicks), fault);
     if (p.refillEveryTicks > 0 && elapsed > 0) {
-      int64_t from = (poolAt_[i] - ac->madeAt * kOne) / p.refillEveryTicks;
-      int64_t to = (nowAt - ac->madeAt * kOne) / p.refillEveryTicks;
+      int64_t from = poolAt_[i] / p.refillEveryTicks;
+      int64_t to = nowAt / p.refillEveryTicks;
       amount = add(amount, mul(p.refillAmount, (to - from) * kOne, fault), fault);
     }
     if (p.rise == pack::Rise::Heal && p.maxBody != kNoId) {
@@ -326,7 +334,9 @@ void World::settlePools(Handle a) {
       continue;
     int64_t amount = poolNow(a, p);
     pools_[i] = amount;
-    poolAt_[i] = now_ * kOne;
+    poolAt_[i] = t_->values[p].clockWorld || t_->timeStat == kNoId
+                     ? (now_ - ac->madeAt) * kOne
+                     : clockNow(a, clockOfStat(t_->timeStat));
     poolMax_[i] = poolMost(a, p);
   }
 }
@@ -334,8 +344,11 @@ void World::settlePools(Handle a) {
 void World::touch(Handle a) {
   settlePools(a);
   ++epoch_;
-  if (Actor *ac = actor(a))
+  if (Actor *ac = actor(a)) {
     ++ac->epoch;
+    if (!clockStats_.empty() && std::find(touched_.begin(), touched_.end(), a) == touched_.end())
+      touched_.push_back(a);
+  }
 }
 
 int64_t World::value(Handle a, Id v) {

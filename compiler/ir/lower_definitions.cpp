@@ -229,9 +229,9 @@ void Lowerer::lowerEffectClause(Id id, NodeId c, std::vector<Rule> &rules,
     s.isSigned = tree_.hasFlag(c, "signed");
     if (const Slot *st = tree_.slot(c, "stronger"))
       s.strongerBody = formulaBody(file, st->value, scope, line);
-    if (const Slot *k = tree_.slot(c, "keep")) {
+    if (tree_.slot(c, "keep")) {
       s.keepSaid = true;
-      s.keepUpTo = tree_.token(file, k->begin).value.raw;
+      s.keepUpTo = literal(c, "keep");
     }
     t_.effects[id].stack = s;
     break;
@@ -597,7 +597,7 @@ void Lowerer::lowerAbility(Id id, const Decl &decl) {
 void Lowerer::lowerArchetype(Id id, const Decl &decl) {
   owner_ = decl.node;
   std::vector<ArchetypeValue> bases, withs, has;
-  std::vector<Id> pools, full, grants;
+  std::vector<Id> pools, full, grants, gives;
   TagSet tags = 0;
   BodyScope scope;
   for (NodeId part : decl.parts)
@@ -655,7 +655,10 @@ void Lowerer::lowerArchetype(Id id, const Decl &decl) {
           grants.push_back(find(abilities_, a));
         break;
       case FormKind::ArchetypeGives:
-        notRunYet(c, "`gives` (piles)");
+        // What an item gives through a granting pile; with no piles run yet,
+        // nothing holds an item in one, so nothing is given.
+        for (const std::string &e : listItems(c, "effects"))
+          gives.push_back(find(effects_, e));
         break;
       default:
         break;
@@ -686,13 +689,13 @@ void Lowerer::lowerArchetype(Id id, const Decl &decl) {
   list(pools, a.poolsBegin, a.poolCount);
   list(full, a.fullBegin, a.fullCount);
   list(grants, a.grantsBegin, a.grantCount);
+  list(gives, a.givesBegin, a.giveCount);
 }
 
 void Lowerer::lowerProps() {
   for (Id id = 0; id < t_.props.size(); ++id) {
     const Decl *decl = decls_.find(Namespace::Shared, t_.names[t_.props[id].name]);
     NodeId n = decl->node;
-    uint32_t file = tree_.nodes[n].file;
     Prop &p = t_.props[id];
     if (tree_.slot(n, "under")) {
       p.kind = PropKind::Tag;
@@ -701,16 +704,16 @@ void Lowerer::lowerProps() {
       p.kind = PropKind::Tag;
       p.among = tagsOf(n, "among", false);
     }
-    if (const Slot *d = tree_.slot(n, "default"))
+    if (tree_.slot(n, "default"))
       p.defaultValue = p.kind == PropKind::Tag ? int64_t(tagId(slotText(n, "default"))) + 1
-                                               : tree_.token(file, d->begin).value.raw;
-    if (const Slot *m = tree_.slot(n, "min")) {
+                                               : literal(n, "default");
+    if (tree_.slot(n, "min")) {
       p.hasMin = true;
-      p.min = tree_.token(file, m->begin).value.raw;
+      p.min = literal(n, "min");
     }
-    if (const Slot *m = tree_.slot(n, "max")) {
+    if (tree_.slot(n, "max")) {
       p.hasMax = true;
-      p.max = tree_.token(file, m->begin).value.raw;
+      p.max = literal(n, "max");
     }
     p.whole = tree_.hasFlag(n, "whole");
   }
@@ -722,9 +725,7 @@ void Lowerer::lowerCurves() {
     Curve &c = t_.curves[id];
     c.pointsBegin = uint32_t(t_.curvePoints.size());
     eachChild(decl->node, [&](NodeId p) {
-      uint32_t file = tree_.nodes[p].file;
-      t_.curvePoints.push_back({tree_.token(file, tree_.slot(p, "x")->begin).value.raw,
-                                tree_.token(file, tree_.slot(p, "y")->begin).value.raw});
+      t_.curvePoints.push_back({literal(p, "x"), literal(p, "y")});
     });
     t_.curves[id].pointCount = uint32_t(t_.curvePoints.size()) - t_.curves[id].pointsBegin;
   }

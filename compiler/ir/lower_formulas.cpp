@@ -4,6 +4,7 @@
 
 #include "number.h"
 #include "pack_abi.h"
+#include "refusals.h"
 
 namespace ledger::ir {
 
@@ -169,11 +170,14 @@ Lowered Lowerer::member(Lowered base, std::string_view m, uint32_t file, uint32_
   }
   if (base.kind == Kind::Result) {
     static const std::string_view counts[] = {"done", "made", "merged", "refused"};
+    pack::Expr e = t_.exprs[base.expr];
     for (uint32_t k = 0; k < 4; ++k)
-      if (m == counts[k]) {
-        pack::Expr e = t_.exprs[base.expr];
+      if (m == counts[k])
         return {local(uint32_t(e.imm) + k), Kind::Number};
-      }
+    // A refusal by its name: the rows refused for it.
+    for (uint32_t r = 1; r < uint32_t(rt::Refusal::Count); ++r)
+      if (m == rt::refusalName(rt::Refusal(r)))
+        return {local(uint32_t(e.imm) + 4 + r), Kind::Number};
   }
   diags_.report(DiagKind::NotRunYet, tree_.loc(file, tok), uint32_t(m.size()),
                 "reading `" + std::string(m) + "` here");
@@ -233,7 +237,8 @@ Lowered Lowerer::path(uint32_t file, uint32_t begin, uint32_t end, BodyScope &sc
         {"before", EventField::Before}, {"after", EventField::After}};
     static const std::pair<std::string_view, EventRole> roles[] = {
         {"source", EventRole::Source}, {"credit", EventRole::Credit},
-        {"target", EventRole::Subject}, {"ability", EventRole::Ability},
+        {"target", EventRole::Subject}, {"subject", EventRole::Subject},
+        {"ability", EventRole::Ability},
         {"instance", EventRole::Instance}};
     bool found = false;
     for (auto [word, field] : fields)
@@ -292,16 +297,23 @@ Lowered Lowerer::path(uint32_t file, uint32_t begin, uint32_t end, BodyScope &sc
     return {constant(0), Kind::Number};
   }
   for (; i < parts.size(); ++i) {
-    // A member of a stat by type reads as one value: holder.Resist.Fire
+    // A member of a stat by type reads as one value: holder.Resist.Magic.Fire
     if (cur.kind == Kind::Actor && i + 1 < parts.size()) {
-      std::string two = parts[i].first + "." + parts[i + 1].first;
-      if (Id v = valueId(two); v != kNoId) {
-        Read r{ReadOp::Value};
-        r.a = v;
-        cur = read(r, {cur.expr}, Kind::Number);
-        ++i;
-        continue;
+      bool found = false;
+      for (size_t last = parts.size() - 1; last > i && !found; --last) {
+        std::string dotted = parts[i].first;
+        for (size_t k = i + 1; k <= last; ++k)
+          dotted += "." + parts[k].first;
+        if (Id v = valueId(dotted); v != kNoId) {
+          Read r{ReadOp::Value};
+          r.a = v;
+          cur = read(r, {cur.expr}, Kind::Number);
+          i = last;
+          found = true;
+        }
       }
+      if (found)
+        continue;
     }
     cur = member(cur, parts[i].first, file, parts[i].second);
   }
@@ -387,10 +399,18 @@ Lowered Lowerer::expr(uint32_t file, ExprId id, BodyScope &scope) {
     t_.reads[x.imm] = r;
     return base;
   }
-  case ExprKind::Part:
-    diags_.report(DiagKind::NotRunYet, tree_.loc(file, e.begin), 1,
-                  "a query or held(...) outside count, sum, highest or lowest");
-    return {constant(0), Kind::Number};
+  case ExprKind::Part: {
+    // held(...) where one is wanted: the first, a handle.
+    if (tree_.nodes[e.part].kind != FormKind::Held) {
+      diags_.report(DiagKind::NotRunYet, tree_.loc(file, e.begin), 1,
+                    "a query outside count, sum, highest or lowest");
+      return {constant(0), Kind::Number};
+    }
+    std::vector<Id> args;
+    Read r{ReadOp::FirstOf};
+    r.a = heldQuery(e.part, scope, args);
+    return read(r, args, Kind::Instance);
+  }
   }
   return {constant(0), Kind::Number};
 }

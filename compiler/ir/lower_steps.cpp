@@ -4,6 +4,7 @@
 #include "ir/lowerer.h"
 
 #include "pack_abi.h"
+#include "refusals.h"
 
 namespace ledger::ir {
 
@@ -234,7 +235,7 @@ void Lowerer::lowerStep(NodeId n, Step &step, BodyScope &scope) {
   auto resultSlot = [&]() {
     if (const Slot *as = tree_.slot(n, "as")) {
       a.flags |= kHasAs;
-      a.resultSlot = scope.add(spanText(file, as->begin, as->end), Kind::Result, 4);
+      a.resultSlot = scope.add(spanText(file, as->begin, as->end), Kind::Result, rt::kResultSlots);
     }
   };
   auto from = [&]() {
@@ -501,17 +502,19 @@ void Lowerer::lowerStep(NodeId n, Step &step, BodyScope &scope) {
     a.op = ActionOp::Convert;
     a.a = tagId(slotText(n, "from"));
     a.b = tagId(slotText(n, "to"));
-    args.push_back(formulaSlot(n, "share", scope).expr);
+    // Worked out once a portion: a stat by type read bare is its member.
+    a.c = formulaBody(file, tree_.slot(n, "share")->value, scope, lineOf(n));
     finish();
     break;
   case FormKind::BeforeScale:
+    a.op = ActionOp::Scale;
+    a.c = formulaBody(file, tree_.slot(n, "factor")->value, scope, lineOf(n));
+    finish();
+    break;
   case FormKind::BeforeReduce:
   case FormKind::BeforeAtLeast: {
-    a.op = node.kind == FormKind::BeforeScale    ? ActionOp::Scale
-           : node.kind == FormKind::BeforeReduce ? ActionOp::Reduce
-                                                 : ActionOp::AtLeast;
-    args.push_back(formulaSlot(n, node.kind == FormKind::BeforeScale ? "factor" : "amount", scope)
-                       .expr);
+    a.op = node.kind == FormKind::BeforeReduce ? ActionOp::Reduce : ActionOp::AtLeast;
+    args.push_back(formulaSlot(n, "amount", scope).expr);
     finish();
     break;
   }

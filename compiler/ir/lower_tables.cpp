@@ -90,6 +90,17 @@ std::vector<std::string> Lowerer::listItems(NodeId n, std::string_view label) co
   return items;
 }
 
+int64_t Lowerer::literal(NodeId n, std::string_view label) const {
+  const Slot *s = tree_.slot(n, label);
+  uint32_t file = tree_.nodes[n].file;
+  const Token &first = tree_.token(file, s->begin);
+  if (first.kind == TokenKind::Minus && s->end > s->begin + 1)
+    return -tree_.token(file, s->begin + 1).value.raw;
+  if (first.kind == TokenKind::Plus && s->end > s->begin + 1)
+    return tree_.token(file, s->begin + 1).value.raw;
+  return first.value.raw;
+}
+
 Id Lowerer::name(std::string_view text) {
   auto it = names_.find(text);
   if (it != names_.end())
@@ -318,8 +329,8 @@ void Lowerer::lowerValues() {
     if (const Slot *s = tree_.slot(n, "max"))
       t_.values[id].maxBody = formulaBody(file, s->value, scope, lineOf(n));
     Value &w = t_.values[id];
-    if (const Slot *s = tree_.slot(n, "default"))
-      w.defaultValue = tree_.token(file, s->begin).value.raw;
+    if (tree_.slot(n, "default"))
+      w.defaultValue = literal(n, "default");
     else if (w.kind == ValueKind::Stat && Id(id) == t_.timeStat)
       w.defaultValue = Fixed::kScale; // a time's base is 1
     if (tree_.slot(n, "regen")) {
@@ -331,8 +342,8 @@ void Lowerer::lowerValues() {
         w.regenPerTicks = t_.exprs[d.expr].op == pack::ExprOp::Const ? t_.exprs[d.expr].imm : t_.ticksPerSecond;
       }
     }
-    if (const Slot *s = tree_.slot(n, "refill")) {
-      w.refillAmount = tree_.token(file, s->begin).value.raw;
+    if (tree_.slot(n, "refill")) {
+      w.refillAmount = literal(n, "refill");
       BodyScope none;
       Lowered d = expr(file, tree_.slot(n, "every")->value, none);
       w.refillEveryTicks = t_.exprs[d.expr].imm;
@@ -344,16 +355,21 @@ void Lowerer::lowerValues() {
     if (tree_.hasFlag(n, "by type")) {
       w.byType = true;
       Value parent = w;
-      for (Id p : portions_) {
-        Value m = parent;
-        m.byType = false;
-        m.member = id;
-        m.memberTag = p;
-        std::string memberName = t_.names[parent.name] + "." + t_.names[t_.tags[p].name];
-        m.name = name(memberName);
-        values_.emplace(memberName, Id(t_.values.size()));
-        t_.values.push_back(m);
-      }
+      // A member for each portion's type, and one for each parent of a type
+      // (Resist.Magic), whose terms move each child's.
+      for (Id p : portions_)
+        for (Id g = p; g != kNoId; g = t_.tags[g].parent) {
+          std::string memberName = t_.names[parent.name] + "." + t_.names[t_.tags[g].name];
+          if (values_.count(memberName))
+            continue;
+          Value m = parent;
+          m.byType = false;
+          m.member = id;
+          m.memberTag = g;
+          m.name = name(memberName);
+          values_.emplace(memberName, Id(t_.values.size()));
+          t_.values.push_back(m);
+        }
     }
   }
 }

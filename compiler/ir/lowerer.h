@@ -73,6 +73,8 @@ private:
   uint32_t lineOf(NodeId n) const;
   void notRunYet(NodeId n, const std::string &what);
   std::vector<std::string> listItems(NodeId n, std::string_view label) const;
+  // A number slot (N): a literal, maybe signed.
+  int64_t literal(NodeId n, std::string_view label) const;
 
   // ---- names and tables ------------------------------------------------------
   Id name(std::string_view text);

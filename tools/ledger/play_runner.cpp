@@ -165,23 +165,14 @@ private:
   }
   // PLAYED.VALUE (through links): a number.
   int64_t valuePath(NodeId n, const std::string &path) {
-    size_t dot = path.rfind('.');
-    if (dot == std::string::npos)
-      fail(n, fmt::format("`{}` reads no value", path));
-    std::string head = path.substr(0, dot), last = path.substr(dot + 1);
-    // A member of a stat by type: d.Resist.Fire
-    Id v = value(last);
-    if (v == kNoId) {
-      size_t dot2 = head.rfind('.');
-      if (dot2 != std::string::npos) {
-        v = value(head.substr(dot2 + 1) + "." + last);
-        head = head.substr(0, dot2);
-      }
+    // The longest dotted tail naming a value (d.Resist.Magic.Fire), the rest
+    // an actor through links.
+    for (size_t dot = path.find('.'); dot != std::string::npos; dot = path.find('.', dot + 1)) {
+      Id v = value(path.substr(dot + 1));
+      if (v != kNoId)
+        return world_->value(actorPath(n, path.substr(0, dot)), v);
     }
-    if (v == kNoId)
-      fail(n, fmt::format("`{}` is no stat or pool", last));
-    Handle h = actorPath(n, head);
-    return world_->value(h, v);
+    fail(n, fmt::format("`{}` reads no stat or pool", path));
   }
 
   static bool compare(std::string_view cmp, int64_t a, int64_t b) {
@@ -292,23 +283,18 @@ private:
       step(n);
       Id e = effect(text(n, "effect"));
       int64_t stacks = tree_.slot(n, "stacks") ? number(n, "stacks") : rt::kOne;
-      rt::DurationUnit unit = rt::DurationUnit::None;
-      int64_t duration = 0;
-      Id countEvent = kNoId;
+      rt::Lifetime life;
       if (tree_.slot(n, "time")) {
-        unit = rt::DurationUnit::Time;
-        duration = ticks(n, "time");
+        life.time = ticks(n, "time");
       } else if (tree_.slot(n, "turns")) {
-        unit = rt::DurationUnit::Turns;
-        duration = number(n, "turns");
+        life.turns = number(n, "turns");
       } else if (tree_.slot(n, "count")) {
-        unit = rt::DurationUnit::Count;
-        duration = number(n, "count");
-        countEvent = event(text(n, "event"));
+        life.count = number(n, "count");
+        life.countEvent = event(text(n, "event"));
       }
       Handle from = tree_.slot(n, "from") ? actorPath(n, text(n, "from")) : 0;
-      order(n, world_->apply(e, stacks, actorPath(n, text(n, "to")), from, unit, duration,
-                             countEvent, given(n, true, e)));
+      order(n, world_->apply(e, stacks, actorPath(n, text(n, "to")), from, life,
+                             given(n, true, e)));
       return;
     }
     case FormKind::PlayRemove:

@@ -1,0 +1,346 @@
+// The skirmish benchmark: two sides of N fighters trading Strikes through the
+// runtime's host API, on the reference engine and on the compiled one, in
+// one run. See bench/README.md for what it measures and how.
+//
+//   ledger_bench_skirmish [--actors N]... [--seconds S] [--catalog PATH]
+//                         [--whole-second] [--no-compare]
+//                         [--engine reference|compiled|both]
+#include "codegen/codegen.h"
+#include "driver/frontend.h"
+#include "eval/eval.h"
+#include "ir/ir.h"
+#include "pack.h"
+#include "world.h"
+
+#include <malloc.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#ifndef LEDGER_BENCH_CATALOG
+#define LEDGER_BENCH_CATALOG "bench/skirmish.ledger"
+#endif
+
+namespace {
+
+using ledger::rt::Handle;
+using ledger::rt::World;
+using Id = ledger::pack::Id;
+using Clock = std::chrono::steady_clock;
+
+// The process's resident set in bytes (/proc/self/statm's second field).
+int64_t residentBytes() {
+  std::FILE *f = std::fopen("/proc/self/statm", "r");
+  if (!f)
+    return 0;
+  long long size = 0, resident = 0;
+  if (std::fscanf(f, "%lld %lld", &size, &resident) != 2)
+    resident = 0;
+  std::fclose(f);
+  return int64_t(resident) * sysconf(_SC_PAGESIZE);
+}
+
+// FNV-1a over text, chained: the journal is hashed a second at a time so a
+// run of millions of entries is never held as one string.
+uint64_t fnv(uint64_t h, std::string_view text) {
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+struct Ids {
+  Id team, red, blue, strike, side, health;
+};
+
+Id findName(const ledger::pack::Tables &t, std::string_view name, size_t count, auto nameOf) {
+  for (size_t i = 0; i < count; ++i)
+    if (t.name(nameOf(i)) == name)
+      return Id(i);
+  std::fprintf(stderr, "ledger_bench_skirmish: the catalog has no `%.*s`\n", int(name.size()),
+               name.data());
+  std::exit(1);
+}
+
+Ids idsOf(const ledger::pack::Tables &t) {
+  Ids ids;
+  auto arch = [&](std::string_view n) {
+    return findName(t, n, t.archetypes.size(), [&](size_t i) { return t.archetypes[i].name; });
+  };
+  ids.team = arch("Team");
+  ids.red = arch("Red");
+  ids.blue = arch("Blue");
+  ids.strike = findName(t, "Strike", t.abilities.size(), [&](size_t i) { return t.abilities[i].name; });
+  ids.side = findName(t, "side", t.links.size(), [&](size_t i) { return t.links[i].name; });
+  ids.health = findName(t, "Health", t.values.size(), [&](size_t i) { return t.values[i].name; });
+  return ids;
+}
+
+struct Result {
+  std::string engine;
+  int64_t n = 0;
+  double wall = 0;          // seconds, the simulation alone
+  double actWall = 0;       // of which giving orders
+  double advanceWall = 0;   // of which advancing time
+  int64_t events = 0;       // journal entries the simulation added
+  int64_t orders = 0, refused = 0;
+  int64_t alive[2] = {0, 0};
+  int64_t worldBytes = 0;   // resident growth over the world and its actors
+  int64_t endBytes = 0;     // resident growth by the end of the simulation
+  uint64_t journalHash = 0;
+  int64_t journalChars = 0;
+};
+
+struct Options {
+  std::vector<int64_t> actors;
+  int64_t seconds = 60;
+  bool wholeSecond = false; // advance(20) once a second instead of advance(1) a tick
+  bool reference = true, compiled = true;
+  bool compare = true;      // hash each second's journalText to compare the engines
+  std::string catalog = LEDGER_BENCH_CATALOG;
+};
+
+Result run(const ledger::rt::Pack &pack, const char *engine, int64_t n, const Options &opt) {
+  Result r;
+  r.engine = engine;
+  r.n = n;
+  const ledger::pack::Tables &t = pack.tables();
+  Ids ids = idsOf(t);
+  const int64_t ticksPerSecond = t.ticksPerSecond / 1'000'000;
+
+  malloc_trim(0);
+  int64_t rssBefore = residentBytes();
+  auto world = std::make_unique<World>(pack, 1);
+  Handle sides[2] = {world->make(ids.team), world->make(ids.team)};
+  std::vector<Handle> fighters[2];
+  for (int s = 0; s < 2; ++s) {
+    fighters[s].reserve(size_t(n));
+    for (int64_t i = 0; i < n; ++i)
+      fighters[s].push_back(world->make(s == 0 ? ids.red : ids.blue, {{ids.side, sides[s]}}));
+  }
+  r.worldBytes = residentBytes() - rssBefore;
+
+  size_t journalFrom = world->journal().size();
+  uint64_t hash = 0xcbf29ce484222325ull;
+  if (opt.compare) {
+    std::string text = world->journalText();
+    hash = fnv(hash, text);
+    r.journalChars += int64_t(text.size());
+  }
+  std::vector<Handle> living[2];
+  Clock::duration wall{}, actWall{}, advanceWall{};
+  for (int64_t second = 0; second < opt.seconds; ++second) {
+    // The living fighters of each side, in the order they were made.
+    for (int s = 0; s < 2; ++s) {
+      living[s].clear();
+      for (Handle h : fighters[s])
+        if (world->alive(h))
+          living[s].push_back(h);
+    }
+    auto t0 = Clock::now();
+    // Each living fighter strikes the i-th living foe (wrapping), or the next
+    // one still alive if that one fell earlier this second; red and blue take
+    // turns giving orders.
+    size_t most = std::max(living[0].size(), living[1].size());
+    for (size_t i = 0; i < most; ++i)
+      for (int s = 0; s < 2; ++s) {
+        if (i >= living[s].size() || living[1 - s].empty())
+          continue;
+        Handle me = living[s][i];
+        if (!world->alive(me))
+          continue;
+        const std::vector<Handle> &foes = living[1 - s];
+        Handle foe = 0;
+        for (size_t k = 0; k < foes.size(); ++k) {
+          Handle f = foes[(i + k) % foes.size()];
+          if (world->alive(f)) {
+            foe = f;
+            break;
+          }
+        }
+        if (!foe)
+          continue;
+        ++r.orders;
+        if (!world->act(me, ids.strike, {foe}).ok())
+          ++r.refused;
+      }
+    auto t1 = Clock::now();
+    if (opt.wholeSecond)
+      world->advance(ticksPerSecond);
+    else
+      for (int64_t tick = 0; tick < ticksPerSecond; ++tick)
+        world->advance(1);
+    auto t2 = Clock::now();
+    wall += t2 - t0;
+    actWall += t1 - t0;
+    advanceWall += t2 - t1;
+    // Outside the clock: this second's journal, hashed for the comparison.
+    if (opt.compare) {
+      std::string text = world->journalText(journalFrom);
+      hash = fnv(hash, text);
+      r.journalChars += int64_t(text.size());
+      journalFrom = world->journal().size();
+    }
+  }
+  r.wall = std::chrono::duration<double>(wall).count();
+  r.actWall = std::chrono::duration<double>(actWall).count();
+  r.advanceWall = std::chrono::duration<double>(advanceWall).count();
+  r.events = int64_t(world->journal().size());
+  r.journalHash = hash;
+  for (int s = 0; s < 2; ++s)
+    for (Handle h : fighters[s])
+      r.alive[s] += world->alive(h);
+  r.endBytes = residentBytes() - rssBefore;
+  world.reset();
+  malloc_trim(0);
+  return r;
+}
+
+int usage(const char *why) {
+  std::fprintf(stderr,
+               "ledger_bench_skirmish: %s\n"
+               "usage: ledger_bench_skirmish [--actors N]... [--seconds S] [--catalog PATH]\n"
+               "                             [--whole-second] [--no-compare]\n"
+               "                             [--engine reference|compiled|both]\n",
+               why);
+  return 2;
+}
+
+struct TempDir {
+  std::string path;
+  TempDir() {
+    std::string base = (std::filesystem::temp_directory_path() / "ledger-bench-XXXXXX").string();
+    std::vector<char> buf(base.begin(), base.end());
+    buf.push_back(0);
+    if (mkdtemp(buf.data()))
+      path = buf.data();
+  }
+  ~TempDir() {
+    if (!path.empty()) {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
+  }
+};
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options opt;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (a == "--actors" && i + 1 < argc)
+      opt.actors.push_back(std::atoll(argv[++i]));
+    else if (a == "--seconds" && i + 1 < argc)
+      opt.seconds = std::atoll(argv[++i]);
+    else if (a == "--catalog" && i + 1 < argc)
+      opt.catalog = argv[++i];
+    else if (a == "--no-compare")
+      opt.compare = false;
+    else if (a == "--whole-second")
+      opt.wholeSecond = true;
+    else if (a == "--engine" && i + 1 < argc) {
+      std::string_view e = argv[++i];
+      opt.reference = e == "reference" || e == "both";
+      opt.compiled = e == "compiled" || e == "both";
+      if (!opt.reference && !opt.compiled)
+        return usage("--engine is reference, compiled or both");
+    } else if (a == "--help" || a == "-h")
+      return usage("the skirmish benchmark"), 0;
+    else
+      return usage(("unknown argument " + std::string(a)).c_str());
+  }
+  if (opt.actors.empty())
+    opt.actors = {1000, 10000};
+  for (int64_t n : opt.actors)
+    if (n < 1)
+      return usage("--actors takes a whole number of at least 1");
+  if (opt.seconds < 1)
+    return usage("--seconds takes a whole number of at least 1");
+
+  // The pipeline `ledger play` runs: front end, lower, then a reference pack
+  // over the tables and a compiled pack built from them and loaded.
+  auto buildStart = Clock::now();
+  auto fe = ledger::runFrontend(opt.catalog);
+  ledger::pack::Tables tables;
+  if (fe->ok())
+    tables = ledger::ir::lower(fe->tree, fe->decls, fe->diags);
+  fe->diags.print(stderr);
+  if (!fe->ok()) {
+    std::fprintf(stderr, "ledger_bench_skirmish: %s is refused\n", opt.catalog.c_str());
+    return 1;
+  }
+  TempDir temp;
+  std::unique_ptr<ledger::rt::Pack> compiled;
+  if (opt.compiled) {
+    std::string so = temp.path + "/skirmish.so";
+    std::string blob = ledger::pack::serialize(tables);
+    std::string error;
+    if (!ledger::codegen::buildPack(tables, blob, ledger::pack::hashBlob(blob), so, error)) {
+      std::fprintf(stderr, "ledger_bench_skirmish: can't build the pack: %s\n", error.c_str());
+      return 1;
+    }
+    compiled = ledger::rt::Pack::load(so, error);
+    if (!compiled) {
+      std::fprintf(stderr, "ledger_bench_skirmish: the pack is refused: %s\n", error.c_str());
+      return 1;
+    }
+  }
+  std::unique_ptr<ledger::rt::Pack> reference;
+  if (opt.reference)
+    reference = ledger::rt::Pack::reference(tables, ledger::eval::evaluator());
+  double buildSeconds = std::chrono::duration<double>(Clock::now() - buildStart).count();
+
+  std::printf("skirmish: %s, %lld simulated s at %lld ticks/s, %s; packs built in %.2f s\n",
+              opt.catalog.c_str(), (long long)opt.seconds,
+              (long long)(tables.ticksPerSecond / 1'000'000),
+              opt.wholeSecond ? "advance(rate) once a second" : "advance(1) each tick", buildSeconds);
+  std::printf("%-9s %6s %12s %12s %8s %8s %10s %10s %9s %9s %7s\n", "engine", "N", "sim s/wall s",
+              "events/s", "events", "wall s", "order s", "advance s", "B/actor", "B/actor*",
+              "alive");
+  std::fflush(stdout);
+
+  bool allMatch = true;
+  for (int64_t n : opt.actors) {
+    Result res[2];
+    bool have[2] = {false, false};
+    for (int e = 0; e < 2; ++e) {
+      const ledger::rt::Pack *p = e == 0 ? reference.get() : compiled.get();
+      if (!p)
+        continue;
+      res[e] = run(*p, e == 0 ? "reference" : "compiled", n, opt);
+      have[e] = true;
+      const Result &r = res[e];
+      std::printf("%-9s %6lld %12.2f %12.0f %8lld %8.3f %10.3f %10.3f %9lld %9lld %3lld/%-3lld\n",
+                  r.engine.c_str(), (long long)n, double(opt.seconds) / r.wall,
+                  double(r.events) / r.wall, (long long)r.events, r.wall, r.actWall, r.advanceWall,
+                  (long long)(r.worldBytes / (2 * n)), (long long)(r.endBytes / (2 * n)),
+                  (long long)r.alive[0], (long long)r.alive[1]);
+      std::fflush(stdout);
+    }
+    if (have[0] && have[1]) {
+      bool match = opt.compare && res[0].journalHash == res[1].journalHash &&
+                   res[0].events == res[1].events && res[0].journalChars == res[1].journalChars;
+      allMatch = allMatch && (match || !opt.compare);
+      std::printf("  N=%lld: compiled/reference %.2fx; %lld orders, %lld refused; journals %s "
+                  "(%lld entries, %lld chars, hash %016llx / %016llx)\n",
+                  (long long)n, res[0].wall / res[1].wall, (long long)res[0].orders,
+                  (long long)res[0].refused, !opt.compare ? "not compared" : match ? "match" : "DIFFER", (long long)res[0].events,
+                  (long long)res[0].journalChars, (unsigned long long)res[0].journalHash,
+                  (unsigned long long)res[1].journalHash);
+    }
+  }
+  std::printf("B/actor: resident-set growth (/proc/self/statm) over making the world and its 2N+2\n"
+              "actors, divided by 2N; B/actor*: the same by the end of the simulation, the\n"
+              "journal included. order s / advance s: the wall time in act() and in advance().\n");
+  return allMatch ? 0 : 1;
+}

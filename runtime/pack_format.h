@@ -210,6 +210,18 @@ struct Block {
   WhoClause from;
 };
 
+// An ability its holder uses by itself, ranking targets by its keys.
+enum class SortKeyKind : uint8_t { Tag, Highest, Lowest };
+struct SortKey {
+  SortKeyKind kind = SortKeyKind::Highest;
+  Id tag = kNoId;   // Tag: its holders first
+  Id body = kNoId;  // Highest, Lowest: read of each candidate as it
+};
+struct AutoGrant {
+  Id ability = kNoId;
+  uint32_t keysBegin = 0, keyCount = 0; // into sortKeys
+};
+
 struct LinkOverride {
   Id link = kNoId;
   Id actorBody = kNoId;
@@ -231,7 +243,8 @@ struct Effect {
   TagSet suspendsExcept = 0;
   Id orderBody = kNoId;
   TagSet exclusive = 0;
-  uint32_t grantsBegin = 0, grantCount = 0;       // into abilityLists
+  uint32_t grantsBegin = 0, grantCount = 0;       // into idLists
+  uint32_t autosBegin = 0, autoCount = 0;         // into autos: the grants it uses by itself
   uint32_t blocksBegin = 0, blockCount = 0;       // into blocks
   uint32_t overridesBegin = 0, overrideCount = 0; // into linkOverrides
   uint32_t modifiersBegin = 0, modifierCount = 0; // into modifiers
@@ -289,6 +302,7 @@ struct Archetype {
   uint32_t fullBegin = 0, fullCount = 0;  // into idLists
   uint32_t hasBegin = 0, hasCount = 0;    // into archetypeValues: effect, stacks
   uint32_t grantsBegin = 0, grantCount = 0; // into idLists
+  uint32_t autosBegin = 0, autoCount = 0;   // into autos
   uint32_t givesBegin = 0, giveCount = 0;   // into idLists
 };
 
@@ -502,6 +516,8 @@ struct Tables {
   std::vector<Archetype> archetypes;
   std::vector<ArchetypeValue> archetypeValues;
   std::vector<Id> idLists;
+  std::vector<AutoGrant> autos;
+  std::vector<SortKey> sortKeys;
   std::vector<std::string> files; // the catalog's files, for faults' lines
 
   std::vector<Body> bodies;

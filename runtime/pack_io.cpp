@@ -109,6 +109,8 @@ template <typename IO, typename T> void walk(IO &io, T &t) {
   io.vec(t.archetypes);
   io.vec(t.archetypeValues);
   io.vec(t.idLists);
+  io.vec(t.autos);
+  io.vec(t.sortKeys);
   io.strings(t.files);
   io.vec(t.bodies);
   io.vec(t.exprs);
@@ -195,6 +197,18 @@ struct Check {
     for (uint32_t i = 0; i < t.effects.size(); ++i)
       for (uint32_t g = 0; g < t.effects[i].grantCount; ++g)
         in(t.idLists[t.effects[i].grantsBegin + g], t.abilities.size(), "abilities", false);
+    for (const AutoGrant &g : t.autos) {
+      in(g.ability, t.abilities.size(), "abilities", false);
+      range(g.keysBegin, g.keyCount, t.sortKeys.size(), "sort keys");
+    }
+    for (const SortKey &k : t.sortKeys) {
+      in(k.tag, t.tags.size(), "tags");
+      body(k.body);
+    }
+    for (const Effect &e : t.effects)
+      range(e.autosBegin, e.autoCount, t.autos.size(), "autos");
+    for (const Archetype &a : t.archetypes)
+      range(a.autosBegin, a.autoCount, t.autos.size(), "autos");
     for (const Var &v : t.vars)
       body(v.initBody);
     for (const Block &b : t.blocks) {

@@ -158,12 +158,17 @@ Handle World::linkOf(Handle a, Id link) const {
   if (!ac)
     return 0;
   size_t i = size_t(indexOf(a)) * t_->links.size() + link;
+  // The newest working override, if any holds the link.
   if (overridden_[i] != 0) {
-    if (const Instance *in = instance(overridden_[i])) {
-      const pack::Effect &e = t_->effects[in->effect];
+    const auto &list = held_[indexOf(a)];
+    for (auto it = list.rbegin(); it != list.rend(); ++it) {
+      if (!working(*it))
+        continue;
+      const Instance &in = insts_[*it];
+      const pack::Effect &e = t_->effects[in.effect];
       for (uint32_t k = 0; k < e.overrideCount; ++k)
         if (t_->linkOverrides[e.overridesBegin + k].link == link)
-          return captured_[in->capturedAt + e.modifierCount + k];
+          return captured_[in.capturedAt + e.modifierCount + k];
     }
   }
   return links_[i];

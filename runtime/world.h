@@ -72,7 +72,10 @@ public:
   Handle make(pack::Id archetype, const std::vector<std::pair<pack::Id, Handle>> &links = {});
   Outcome act(Handle actor, pack::Id ability, const std::vector<Handle> &targets,
               const Given &given = {});
-  Outcome canAct(Handle actor, pack::Id ability, const std::vector<Handle> &targets);
+  // Whether an order would be taken; with targetsNamed false, its target
+  // clause isn't read (a host asking before the player aims).
+  Outcome canAct(Handle actor, pack::Id ability, const std::vector<Handle> &targets,
+                 bool targetsNamed = true);
   Outcome apply(pack::Id effect, int64_t stacks, Handle to, Handle from, const Lifetime &given,
                 const Given &vars);
   Outcome remove(pack::Id effect, Handle from, int64_t stacks); // stacks 0: whole
@@ -312,8 +315,10 @@ private:
   void targetsOf(Frame &f, const pack::Action &a, const int64_t *args, std::vector<Handle> &out);
   void query(Frame &f, const pack::Query &q, const int64_t *args, std::vector<int64_t> &out);
   Outcome check(Handle actor, Id ability, const std::vector<Handle> &targets, bool forCast,
-                bool free, bool noCooldown);
+                bool free, bool noCooldown, bool targetsNamed = true);
   bool granted(Handle actor, Id ability);
+  void runAutos();
+  bool tryAuto(Handle actor, const pack::AutoGrant &grant);
   Refusal castAbility(Frame *parent, Handle caster, Id ability, const std::vector<Handle> &targets,
                       const Given &given, bool free, bool noCooldown, pack::TagSet tagged,
                       uint32_t chain);
@@ -352,7 +357,10 @@ private:
   std::vector<int64_t> everyDue_;
   std::vector<Id> clockStats_;   // the stats clocks run at
   std::vector<Clock> clocks_;    // actor * clockStats_ + clock
-  std::vector<Handle> touched_;  // actors whose clocks may have changed rate this moment
+  std::vector<Handle> touched_;
+  std::vector<Handle> autoActors_; // actors that may hold an auto grant
+  std::vector<std::pair<uint64_t, int64_t>> autoFired_; // (actor index, ability) key, the tick it last went off
+  bool inAutos_ = false;  // actors whose clocks may have changed rate this moment
   std::vector<uint32_t> freeInsts_;
   std::vector<int64_t> vars_;
   std::vector<int64_t> captured_;

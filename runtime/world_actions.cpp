@@ -236,6 +236,8 @@ Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32
     int64_t stacks = runBody(v.body, f);
     applyTo(nullptr, v.value, stacks, h, h, h, Lifetime{}, {}, chain, nullptr, nullptr);
   }
+  if (arch.autoCount)
+    autoActors_.push_back(h);
   uint32_t ce = newEvent(Id(BuiltinEvent::Create), h, creator, creator ? creator : h, chain);
   addTags(events_[ce].tags, arch.tags);
   raiseEvent(ce);

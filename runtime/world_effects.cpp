@@ -155,6 +155,8 @@ uint32_t World::newInstance(Event &e, uint32_t eventIndex) {
   held_[indexOf(e.subject)].push_back(i);
   if (wideEffect_[e.effect])
     wide_.push_back(i);
+  if (ef.autoCount && std::find(autoActors_.begin(), autoActors_.end(), e.subject) == autoActors_.end())
+    autoActors_.push_back(e.subject);
   // Vars: given, else their formula, read as the instance goes on, its
   // Apply in hand.
   Frame f = frameFor(i, int64_t(eventIndex), e.chain);

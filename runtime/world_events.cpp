@@ -36,6 +36,8 @@ void World::endMoment() {
     touched_.clear();
   }
   --momentDepth_;
+  if (momentDepth_ == 0)
+    runAutos();
 }
 
 uint32_t World::newEvent(Id kind, Handle subject, Handle source, Handle credit, uint32_t chain) {

@@ -26,7 +26,7 @@ Outcome refused(Refusal r, std::string text = {}) {
 // its grant, what blocks it, its cooldown, its targets, its requirements,
 // then its costs, none of them moving anything.
 Outcome World::check(Handle a, Id ability, const std::vector<Handle> &targets, bool forCast,
-                     bool free, bool noCooldown) {
+                     bool free, bool noCooldown, bool targetsNamed) {
   Actor *ac = actor(a);
   if (!ac || !ac->live || ac->fallen)
     return refused(Refusal::Gone);
@@ -80,10 +80,10 @@ Outcome World::check(Handle a, Id ability, const std::vector<Handle> &targets, b
     }
     return {};
   };
-  switch (ab.target) {
+  switch (targetsNamed ? ab.target : pack::TargetKind::None) {
   case pack::TargetKind::None:
   case pack::TargetKind::Self:
-    if (!targets.empty() && !(targets.size() == 1 && targets[0] == a))
+    if (targetsNamed && !targets.empty() && !(targets.size() == 1 && targets[0] == a))
       return refused(Refusal::BadTarget, "self");
     break;
   case pack::TargetKind::One:
@@ -238,8 +238,106 @@ int64_t World::price(Handle payer, Id pool, int64_t amount, Handle caster, Id ab
   return priced.prevented ? 0 : priced.amount;
 }
 
-Outcome World::canAct(Handle a, Id ability, const std::vector<Handle> &targets) {
-  return check(a, ability, targets, false, false, false);
+// Autos: after each moment, every actor holding an auto grant uses it by
+// itself where it would be done, at the first target its keys rank that it
+// accepts, at most once a tick (docs/readings.md).
+void World::runAutos() {
+  if (inAutos_ || autoActors_.empty())
+    return;
+  inAutos_ = true;
+  for (bool fired = true; fired;) {
+    fired = false;
+    size_t kept = 0;
+    for (size_t i = 0; i < autoActors_.size(); ++i) {
+      Handle a = autoActors_[i];
+      if (!alive(a))
+        continue;
+      autoActors_[kept++] = a;
+      const Actor *ac = actor(a);
+      if (ac->fallen)
+        continue;
+      const pack::Archetype &arch = t_->archetypes[ac->archetype];
+      bool suspended = false;
+      for (uint32_t k : held_[indexOf(a)])
+        suspended |= t_->effects[insts_[k].effect].suspendsAll;
+      if (!suspended)
+        for (uint32_t g = 0; g < arch.autoCount; ++g)
+          fired |= tryAuto(a, t_->autos[arch.autosBegin + g]);
+      std::vector<uint32_t> list = held_[indexOf(a)];
+      for (uint32_t k : list)
+        if (insts_[k].live && working(k)) {
+          const pack::Effect &ef = t_->effects[insts_[k].effect];
+          for (uint32_t g = 0; g < ef.autoCount; ++g)
+            fired |= alive(a) && tryAuto(a, t_->autos[ef.autosBegin + g]);
+        }
+    }
+    autoActors_.resize(kept);
+  }
+  inAutos_ = false;
+}
+
+bool World::tryAuto(Handle a, const pack::AutoGrant &grant) {
+  uint64_t key = (uint64_t(indexOf(a)) << 32) | grant.ability;
+  for (auto &[k, tick] : autoFired_)
+    if (k == key && tick == now_)
+      return false;
+  const pack::Ability &ab = t_->abilities[grant.ability];
+  std::vector<std::vector<Handle>> tries;
+  if (ab.target == pack::TargetKind::One) {
+    // Candidates in actor order, then by the grant's keys, ties to the lower number.
+    std::vector<std::pair<std::vector<int64_t>, Handle>> ranked;
+    for (uint32_t i = 0; i < actors_.size(); ++i) {
+      if (!actors_[i].live || actors_[i].fallen)
+        continue;
+      Handle h = handle(i, actors_[i].gen);
+      std::vector<int64_t> rank;
+      for (uint32_t k = 0; k < grant.keyCount; ++k) {
+        const pack::SortKey &sk = t_->sortKeys[grant.keysBegin + k];
+        if (sk.kind == pack::SortKeyKind::Tag) {
+          rank.push_back(carries(h, sk.tag) ? 0 : 1);
+        } else {
+          Frame f{};
+          f.roots[LEDGER_SLOT_HOLDER] = a;
+          f.roots[LEDGER_SLOT_CREDIT] = a;
+          f.roots[LEDGER_SLOT_IT] = h;
+          int64_t v = runBody(sk.body, f);
+          rank.push_back(sk.kind == pack::SortKeyKind::Highest ? -v : v);
+        }
+      }
+      ranked.push_back({rank, h});
+    }
+    std::sort(ranked.begin(), ranked.end(), [](const auto &x, const auto &y) {
+      return x.first != y.first ? x.first < y.first : indexOf(x.second) < indexOf(y.second);
+    });
+    for (auto &[rank, h] : ranked)
+      tries.push_back({h});
+  } else if (ab.target == pack::TargetKind::Many) {
+    return false; // an auto takes one target it accepts
+  } else {
+    tries.push_back({});
+  }
+  for (const std::vector<Handle> &targets : tries) {
+    if (!check(a, grant.ability, targets, false, false, false).ok())
+      continue;
+    bool found = false;
+    for (auto &[k, tick] : autoFired_)
+      if (k == key) {
+        tick = now_;
+        found = true;
+      }
+    if (!found)
+      autoFired_.push_back({key, now_});
+    beginMoment();
+    castAbility(nullptr, a, grant.ability, targets, {}, false, false, 0, ++chains_);
+    endMoment();
+    return true;
+  }
+  return false;
+}
+
+Outcome World::canAct(Handle a, Id ability, const std::vector<Handle> &targets,
+                      bool targetsNamed) {
+  return check(a, ability, targets, false, false, false, targetsNamed);
 }
 
 Outcome World::act(Handle a, Id ability, const std::vector<Handle> &targets, const Given &given) {

@@ -191,7 +191,8 @@ void Lowerer::lowerRule(Id effect, NodeId c, RuleKind kind, std::vector<Rule> &r
 
 void Lowerer::lowerEffectClause(Id id, NodeId c, std::vector<Rule> &rules,
                                 std::vector<Modifier> &mods, std::vector<Block> &blocks,
-                                std::vector<LinkOverride> &overrides, std::vector<Id> &grants) {
+                                std::vector<LinkOverride> &overrides, std::vector<Id> &grants,
+                                std::vector<pack::AutoGrant> &autos) {
   Effect &e = t_.effects[id];
   BodyScope scope;
   scope.effect = id;
@@ -288,12 +289,13 @@ void Lowerer::lowerEffectClause(Id id, NodeId c, std::vector<Rule> &rules,
     t_.effects[id].preventsDeath = true;
     break;
   case FormKind::EffectGrants:
-    if (tree_.slot(c, "var") || tree_.slot(c, "auto")) {
-      notRunYet(c, "granting an ability by a var or as an auto");
+    if (tree_.slot(c, "var")) {
+      notRunYet(c, "granting the ability a var holds");
       break;
     }
     for (const std::string &a : listItems(c, "abilities"))
       grants.push_back(find(abilities_, a));
+    autoGrants(c, autos);
     break;
   case FormKind::EffectBlocks: {
     Block b;
@@ -416,8 +418,11 @@ void Lowerer::lowerEffect(Id id, const Decl &decl) {
   std::vector<Block> blocks;
   std::vector<LinkOverride> overrides;
   std::vector<Id> grants;
+  std::vector<pack::AutoGrant> autos;
   for (NodeId part : decl.parts)
-    eachChild(part, [&](NodeId c) { lowerEffectClause(id, c, rules, mods, blocks, overrides, grants); });
+    eachChild(part, [&](NodeId c) {
+      lowerEffectClause(id, c, rules, mods, blocks, overrides, grants, autos);
+    });
   Effect &e = t_.effects[id];
   e.line = lineOf(decl.node);
   e.rulesBegin = uint32_t(t_.rules.size());
@@ -435,6 +440,9 @@ void Lowerer::lowerEffect(Id id, const Decl &decl) {
   e.grantsBegin = uint32_t(t_.idLists.size());
   e.grantCount = uint32_t(grants.size());
   t_.idLists.insert(t_.idLists.end(), grants.begin(), grants.end());
+  e.autosBegin = uint32_t(t_.autos.size());
+  e.autoCount = uint32_t(autos.size());
+  t_.autos.insert(t_.autos.end(), autos.begin(), autos.end());
   // Every effect that lasts a time carries Timed.
   if (e.lasts.kind == LastsKind::Time || e.lasts.timeBody != kNoId)
     e.tags = tagSetWith(e.tags, Id(BuiltinTag::Timed));
@@ -446,6 +454,39 @@ TagSet Lowerer::tagSetWith(TagSet set, Id tag) {
   for (uint32_t w = 0; w < t_.tagWords; ++w)
     bits[w] |= c[w];
   return internSet(bits);
+}
+
+// `grants ... auto [by KEYS]`: the abilities its holder uses by itself, and
+// how it ranks their targets.
+void Lowerer::autoGrants(NodeId c, std::vector<pack::AutoGrant> &autos) {
+  if (!tree_.slot(c, "auto"))
+    return;
+  uint32_t keysBegin = uint32_t(t_.sortKeys.size());
+  if (const Slot *keys = tree_.slot(c, "keys")) {
+    NodeId k = keys->value;
+    uint32_t file = tree_.nodes[k].file;
+    BodyScope scope;
+    for (uint32_t s = tree_.nodes[k].firstSlot; s < tree_.nodes[k].firstSlot + tree_.nodes[k].slotCount; ++s) {
+      const Slot &slot = tree_.slots[s];
+      std::string_view label = labelText(slot.label);
+      pack::SortKey key;
+      if (label == "tag") {
+        key.kind = pack::SortKeyKind::Tag;
+        key.tag = tagId(spanText(file, slot.begin, slot.end));
+      } else if (label == "highest" || label == "lowest") {
+        key.kind = label == "highest" ? pack::SortKeyKind::Highest : pack::SortKeyKind::Lowest;
+        key.body = formulaBody(file, slot.value, scope, lineOf(k));
+      } else if (label == "nearest" || label == "furthest") {
+        notRunYet(k, "ranking by the space's distance");
+        continue;
+      } else {
+        continue;
+      }
+      t_.sortKeys.push_back(key);
+    }
+  }
+  for (const std::string &a : listItems(c, "abilities"))
+    autos.push_back({find(abilities_, a), keysBegin, uint32_t(t_.sortKeys.size()) - keysBegin});
 }
 
 // ABILITY.cooldown: an effect of its own, declared with the abilities so
@@ -598,6 +639,7 @@ void Lowerer::lowerArchetype(Id id, const Decl &decl) {
   owner_ = decl.node;
   std::vector<ArchetypeValue> bases, withs, has;
   std::vector<Id> pools, full, grants, gives;
+  std::vector<pack::AutoGrant> autos;
   TagSet tags = 0;
   BodyScope scope;
   for (NodeId part : decl.parts)
@@ -649,10 +691,9 @@ void Lowerer::lowerArchetype(Id id, const Decl &decl) {
         break;
       }
       case FormKind::ArchetypeGrants:
-        if (tree_.slot(c, "auto"))
-          notRunYet(c, "an auto ability");
         for (const std::string &a : listItems(c, "abilities"))
           grants.push_back(find(abilities_, a));
+        autoGrants(c, autos);
         break;
       case FormKind::ArchetypeGives:
         // What an item gives through a granting pile; with no piles run yet,
@@ -690,6 +731,9 @@ void Lowerer::lowerArchetype(Id id, const Decl &decl) {
   list(full, a.fullBegin, a.fullCount);
   list(grants, a.grantsBegin, a.grantCount);
   list(gives, a.givesBegin, a.giveCount);
+  a.autosBegin = uint32_t(t_.autos.size());
+  a.autoCount = uint32_t(autos.size());
+  t_.autos.insert(t_.autos.end(), autos.begin(), autos.end());
 }
 
 void Lowerer::lowerProps() {

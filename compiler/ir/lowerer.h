@@ -96,8 +96,10 @@ private:
   void lowerEffect(Id id, const Decl &decl);
   void lowerEffectClause(Id id, NodeId c, std::vector<pack::Rule> &rules,
                          std::vector<pack::Modifier> &mods, std::vector<pack::Block> &blocks,
-                         std::vector<pack::LinkOverride> &overrides, std::vector<Id> &grants);
+                         std::vector<pack::LinkOverride> &overrides, std::vector<Id> &grants,
+                         std::vector<pack::AutoGrant> &autos);
   void lowerAbility(Id id, const Decl &decl);
+  void autoGrants(NodeId c, std::vector<pack::AutoGrant> &autos);
   void lowerArchetype(Id id, const Decl &decl);
   pack::Filter lowerFilter(NodeId filterPart, BodyScope &scope);
   pack::WhoClause lowerWho(NodeId n, std::string_view label, BodyScope &scope);

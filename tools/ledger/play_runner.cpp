@@ -491,7 +491,7 @@ private:
       std::vector<Handle> targets;
       if (tree_.slot(n, "at"))
         targets.push_back(actorPath(n, text(n, "at")));
-      rt::Outcome o = world_->canAct(a, ability(text(n, "ability")), targets);
+      rt::Outcome o = world_->canAct(a, ability(text(n, "ability")), targets, !targets.empty());
       if (k == FormKind::ExpectCan && !o.ok())
         fail(n, fmt::format("expected {} can {}, found refused {}", text(n, "actor"),
                             text(n, "ability"), rt::refusalName(o.refusal)));

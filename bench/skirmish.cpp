@@ -49,6 +49,13 @@ int64_t residentBytes() {
   return int64_t(resident) * sysconf(_SC_PAGESIZE);
 }
 
+// The bytes malloc has handed out and not had back (mallinfo2): the heap the
+// world holds, untouched by pages the allocator kept from an earlier run.
+int64_t heapBytes() {
+  struct mallinfo2 mi = mallinfo2();
+  return int64_t(mi.uordblks + mi.hblkhd);
+}
+
 // FNV-1a over text, chained: the journal is hashed a second at a time so a
 // run of millions of entries is never held as one string.
 uint64_t fnv(uint64_t h, std::string_view text) {
@@ -96,6 +103,7 @@ struct Result {
   int64_t orders = 0, refused = 0;
   int64_t alive[2] = {0, 0};
   int64_t worldBytes = 0;   // resident growth over the world and its actors
+  int64_t worldHeap = 0;    // heap growth over the same
   int64_t endBytes = 0;     // resident growth by the end of the simulation
   uint64_t journalHash = 0;
   int64_t journalChars = 0;
@@ -120,6 +128,7 @@ Result run(const ledger::rt::Pack &pack, const char *engine, int64_t n, const Op
 
   malloc_trim(0);
   int64_t rssBefore = residentBytes();
+  int64_t heapBefore = heapBytes();
   auto world = std::make_unique<World>(pack, 1);
   Handle sides[2] = {world->make(ids.team), world->make(ids.team)};
   std::vector<Handle> fighters[2];
@@ -136,6 +145,7 @@ Result run(const ledger::rt::Pack &pack, const char *engine, int64_t n, const Op
       world->setPool(h, ids.health, world->value(h, ids.health) - int64_t(i % 8) * 100 * kOne);
     }
   r.worldBytes = residentBytes() - rssBefore;
+  r.worldHeap = heapBytes() - heapBefore;
 
   size_t journalFrom = world->journal().size();
   const size_t journalAtStart = journalFrom;
@@ -313,9 +323,9 @@ int main(int argc, char **argv) {
               opt.catalog.c_str(), (long long)opt.seconds,
               (long long)(tables.ticksPerSecond / 1'000'000),
               opt.wholeSecond ? "advance(rate) once a second" : "advance(1) each tick", buildSeconds);
-  std::printf("%-9s %6s %12s %12s %8s %8s %10s %10s %9s %9s %7s\n", "engine", "N", "sim s/wall s",
-              "events/s", "events", "wall s", "order s", "advance s", "B/actor", "B/actor*",
-              "alive");
+  std::printf("%-9s %6s %12s %10s %9s %8s %8s %9s %8s %8s %9s %9s\n", "engine", "N",
+              "sim s/wall s", "events/s", "events", "wall s", "order s", "advance s", "RSS B/a",
+              "heap B/a", "end RSS B/a", "alive");
   std::fflush(stdout);
 
   bool allMatch = true;
@@ -329,10 +339,11 @@ int main(int argc, char **argv) {
       res[e] = run(*p, e == 0 ? "reference" : "compiled", n, opt);
       have[e] = true;
       const Result &r = res[e];
-      std::printf("%-9s %6lld %12.2f %12.0f %8lld %8.3f %10.3f %10.3f %9lld %9lld %3lld/%-3lld\n",
+      std::printf("%-9s %6lld %12.2f %10.0f %9lld %8.3f %8.3f %9.3f %8lld %8lld %11lld %5lld/%lld\n",
                   r.engine.c_str(), (long long)n, double(opt.seconds) / r.wall,
                   double(r.events) / r.wall, (long long)r.events, r.wall, r.actWall, r.advanceWall,
-                  (long long)(r.worldBytes / (2 * n)), (long long)(r.endBytes / (2 * n)),
+                  (long long)(r.worldBytes / (2 * n)), (long long)(r.worldHeap / (2 * n)),
+                  (long long)(r.endBytes / (2 * n)),
                   (long long)r.alive[0], (long long)r.alive[1]);
       std::fflush(stdout);
     }
@@ -348,8 +359,9 @@ int main(int argc, char **argv) {
                   (unsigned long long)res[1].journalHash);
     }
   }
-  std::printf("B/actor: resident-set growth (/proc/self/statm) over making the world and its 2N+2\n"
-              "actors, divided by 2N; B/actor*: the same by the end of the simulation, the\n"
-              "journal included. order s / advance s: the wall time in act() and in advance().\n");
+  std::printf("RSS B/a: resident-set growth (/proc/self/statm) over making the world and its 2N+2\n"
+              "actors, divided by 2N; heap B/a: malloc's bytes in use (mallinfo2) over the same;\n"
+              "end RSS B/a: resident growth by the end of the run, the journal included.\n"
+              "order s / advance s: the wall time inside act() and inside advance(). alive: red/blue.\n");
   return allMatch ? 0 : 1;
 }

@@ -34,12 +34,12 @@ std::unique_ptr<Pack> Pack::load(const std::string &path, std::string &why) {
     return nullptr;
   }
   std::string_view blob(reinterpret_cast<const char *>(d->tables), d->tablesSize);
-  if (pack::hashBlob(blob) != d->catalogHash) {
+  if (!pack::deserialize(blob, pack->tables_, why))
+    return nullptr;
+  if (pack::catalogHash(pack->tables_) != d->catalogHash) {
     why = "its tables don't match its catalog hash";
     return nullptr;
   }
-  if (!pack::deserialize(blob, pack->tables_, why))
-    return nullptr;
   if (d->bodyCount != pack->tables_.bodies.size()) {
     why = "it holds " + std::to_string(d->bodyCount) + " bodies where its tables name " +
           std::to_string(pack->tables_.bodies.size());
@@ -52,7 +52,7 @@ std::unique_ptr<Pack> Pack::load(const std::string &path, std::string &why) {
 
 std::unique_ptr<Pack> Pack::reference(pack::Tables tables, Evaluator evaluator) {
   auto pack = std::unique_ptr<Pack>(new Pack);
-  pack->hash_ = pack::hashBlob(pack::serialize(tables));
+  pack->hash_ = pack::catalogHash(tables);
   pack->tables_ = std::move(tables);
   pack->evaluator_ = evaluator;
   return pack;

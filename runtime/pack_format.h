@@ -539,5 +539,9 @@ std::string serialize(const Tables &tables);
 // any index in it points past its table.
 bool deserialize(std::string_view blob, Tables &tables, std::string &why);
 uint64_t hashBlob(std::string_view blob);
+// The catalog's hash: its tables' and bodies', not the paths its files were
+// read from, so a pack built from a catalog is that catalog's however it
+// was named.
+uint64_t catalogHash(const Tables &tables);
 
 } // namespace ledger::pack

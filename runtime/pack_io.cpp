@@ -5,6 +5,7 @@
 #include "pack_format.h"
 
 #include <cstring>
+#include <tuple>
 #include <type_traits>
 
 namespace ledger::pack {
@@ -12,16 +13,60 @@ namespace {
 
 constexpr char kMagic[8] = {'L', 'E', 'D', 'G', 'P', 'A', 'C', 'K'};
 
+// Each record by its fields, in the order they are declared, so the bytes
+// hold no padding and a catalog's blob, and its hash, are the same on every
+// build. A field added to a record is added here too.
+// clang-format off
+auto fields(Value &r) { return std::tie(r.name, r.kind, r.whole, r.rise, r.clockWorld, r.kept, r.byType, r.member, r.memberTag, r.minBody, r.maxBody, r.defaultValue, r.regenStat, r.regenPerTicks, r.refillAmount, r.refillEveryTicks); }
+auto fields(Tag &r) { return std::tie(r.name, r.parent, r.carried, r.closure); }
+auto fields(Event &r) { return std::tie(r.name, r.builtin); }
+auto fields(Link &r) { return std::tie(r.name, r.global); }
+auto fields(Prop &r) { return std::tie(r.name, r.kind, r.whole, r.hasMin, r.hasMax, r.defaultValue, r.min, r.max, r.under, r.among); }
+auto fields(Curve &r) { return std::tie(r.name, r.steps, r.pointsBegin, r.pointCount); }
+auto fields(Point &r) { return std::tie(r.x, r.y); }
+auto fields(WhoClause &r) { return std::tie(r.who, r.body); }
+auto fields(Filter &r) { return std::tie(r.event, r.tag, r.any, r.pool, r.having, r.unless, r.prevented, r.of, r.by, r.credited, r.targeting); }
+auto fields(Rule &r) { return std::tie(r.kind, r.owner, r.index, r.filter, r.stage, r.oncePerChain, r.creditHolder, r.whenBody, r.steps, r.intervalBody, r.countBody, r.having, r.unless, r.line); }
+auto fields(Modifier &r) { return std::tie(r.stat, r.op, r.percent, r.flat, r.live, r.captured, r.category, r.amountBody); }
+auto fields(StackPolicy &r) { return std::tie(r.mode, r.full, r.perSource, r.isSigned, r.maxBody, r.strongerBody, r.keepUpTo, r.keepSaid); }
+auto fields(Lasts &r) { return std::tie(r.kind, r.timeBody, r.oneAtATime, r.countBody, r.countFilter); }
+auto fields(Var &r) { return std::tie(r.name, r.kind, r.initBody); }
+auto fields(Block &r) { return std::tie(r.all, r.event, r.tags, r.unless, r.having, r.havingVar, r.byHolder, r.from); }
+auto fields(LinkOverride &r) { return std::tie(r.link, r.actorBody); }
+auto fields(Effect &r) { return std::tie(r.name, r.tags, r.isCooldown, r.varsBegin, r.varCount, r.stack, r.lasts, r.clock, r.clockStat, r.diesPool, r.diesEvent, r.fallsPool, r.fallsEvent, r.preventsDeath, r.suspendsAll, r.suspendsExcept, r.orderBody, r.exclusive, r.grantsBegin, r.grantCount, r.autosBegin, r.autoCount, r.blocksBegin, r.blockCount, r.overridesBegin, r.overrideCount, r.modifiersBegin, r.modifierCount, r.rulesBegin, r.ruleCount, r.line); }
+auto fields(Cost &r) { return std::tie(r.pool, r.amountBody, r.link, r.upfront); }
+auto fields(Requirement &r) { return std::tie(r.body, r.leftBody, r.rightBody, r.text); }
+auto fields(Ability &r) { return std::tie(r.name, r.tags, r.target, r.side, r.upTo, r.distinct, r.targetCount, r.targetHaving, r.targetUnless, r.withinBody, r.takesBegin, r.takeCount, r.requiresBegin, r.requireCount, r.costsBegin, r.costCount, r.cooldownEffect, r.steps, r.line); }
+auto fields(ArchetypeValue &r) { return std::tie(r.value, r.link, r.body); }
+auto fields(Archetype &r) { return std::tie(r.name, r.tags, r.basesBegin, r.baseCount, r.withBegin, r.withCount, r.poolsBegin, r.poolCount, r.fullPools, r.fullBegin, r.fullCount, r.hasBegin, r.hasCount, r.grantsBegin, r.grantCount, r.autosBegin, r.autoCount, r.givesBegin, r.giveCount); }
+auto fields(Body &r) { return std::tie(r.kind, r.root, r.stepsBegin, r.stepsEnd, r.localCount, r.line, r.file); }
+auto fields(Expr &r) { return std::tie(r.op, r.a, r.b, r.c, r.imm, r.argsBegin, r.argCount); }
+auto fields(Fold &r) { return std::tie(r.kind, r.query, r.item); }
+auto fields(Read &r) { return std::tie(r.op, r.a, r.b, r.tags); }
+auto fields(Query &r) { return std::tie(r.kind, r.quantifier, r.subject, r.having, r.unless, r.whenBody, r.hasCount, r.hasOf, r.effect, r.orderBody, r.orderDescending, r.newestFirst, r.hasFrom); }
+auto fields(Step &r) { return std::tie(r.op, r.info, r.argsBegin, r.argCount, r.bodyBegin, r.bodyEnd, r.elseBegin, r.elseEnd, r.slot, r.line); }
+auto fields(Action &r) { return std::tie(r.op, r.a, r.b, r.c, r.listBegin, r.listCount, r.tags, r.query, r.queryArgCount, r.withBegin, r.withCount, r.flags, r.resultSlot, r.line); }
+auto fields(SortKey &r) { return std::tie(r.kind, r.tag, r.body); }
+auto fields(AutoGrant &r) { return std::tie(r.ability, r.keysBegin, r.keyCount); }
+// clang-format on
+
+template <typename T>
+concept Record = requires(T &r) { fields(r); };
+
 struct Writer {
   std::string out;
   template <typename T> void pod(const T &value) {
-    static_assert(std::is_trivially_copyable_v<T>);
-    out.append(reinterpret_cast<const char *>(&value), sizeof(T));
+    if constexpr (Record<T>) {
+      std::apply([&](auto &...f) { (pod(f), ...); }, fields(const_cast<T &>(value)));
+    } else {
+      static_assert(std::is_arithmetic_v<T> || std::is_enum_v<T>);
+      out.append(reinterpret_cast<const char *>(&value), sizeof(T));
+    }
   }
   template <typename T> void vec(const std::vector<T> &items) {
     pod(uint64_t(items.size()));
-    if (!items.empty())
-      out.append(reinterpret_cast<const char *>(items.data()), sizeof(T) * items.size());
+    for (const T &item : items)
+      pod(item);
   }
   void strings(const std::vector<std::string> &items) {
     pod(uint64_t(items.size()));
@@ -37,24 +82,28 @@ struct Reader {
   size_t at = 0;
   bool ok = true;
   template <typename T> void pod(T &value) {
-    if (!ok || in.size() - at < sizeof(T)) {
-      ok = false;
-      return;
+    if constexpr (Record<T>) {
+      std::apply([&](auto &...f) { (pod(f), ...); }, fields(value));
+    } else {
+      if (!ok || in.size() - at < sizeof(T)) {
+        ok = false;
+        return;
+      }
+      std::memcpy(&value, in.data() + at, sizeof(T));
+      at += sizeof(T);
     }
-    std::memcpy(&value, in.data() + at, sizeof(T));
-    at += sizeof(T);
   }
   template <typename T> void vec(std::vector<T> &items) {
     uint64_t n = 0;
     pod(n);
-    if (!ok || n > (in.size() - at) / sizeof(T)) {
+    // Every record takes at least a byte: a count past the bytes left is damage.
+    if (!ok || n > in.size() - at) {
       ok = false;
       return;
     }
     items.resize(n);
-    if (n)
-      std::memcpy(items.data(), in.data() + at, sizeof(T) * n);
-    at += sizeof(T) * n;
+    for (T &item : items)
+      pod(item);
   }
   void strings(std::vector<std::string> &items) {
     uint64_t n = 0;
@@ -349,6 +398,12 @@ bool deserialize(std::string_view blob, Tables &tables, std::string &why) {
     return false;
   }
   return true;
+}
+
+uint64_t catalogHash(const Tables &tables) {
+  Tables unnamed = tables;
+  unnamed.files.clear();
+  return hashBlob(serialize(unnamed));
 }
 
 uint64_t hashBlob(std::string_view blob) {

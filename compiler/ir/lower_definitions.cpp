@@ -776,8 +776,12 @@ void Lowerer::lowerCurves() {
 }
 
 pack::Tables Lowerer::run() {
-  for (uint32_t f = 0; f < tree_.sources->size(); ++f)
-    t_.files.push_back(tree_.sources->file(f).path);
+  // The catalog's files, where its bodies' faults point.
+  for (uint32_t f = 0; f < tree_.files.size(); ++f)
+    if (tree_.roles[f] == FileRole::Catalog) {
+      fileIndex_[tree_.files[f].file] = uint32_t(t_.files.size());
+      t_.files.push_back(tree_.sources->file(tree_.files[f].file).path);
+    }
   declareTags();
   declareNames();
   declareCooldowns();

@@ -100,7 +100,7 @@ Id Lowerer::formulaBody(uint32_t file, ExprId e, BodyScope scope, uint32_t line)
   b.root = l.expr;
   b.localCount = slots - LEDGER_SLOT_FIRST_LOCAL;
   b.line = line;
-  b.file = tree_.files[file].file;
+  b.file = fileIndex_[tree_.files[file].file];
   t_.bodies.push_back(b);
   return Id(t_.bodies.size() - 1);
 }
@@ -113,7 +113,7 @@ Id Lowerer::pathBody(NodeId n, std::string_view label, BodyScope scope) {
   b.root = actorOf(n, label, scope).expr;
   b.localCount = slots - LEDGER_SLOT_FIRST_LOCAL;
   b.line = lineOf(n);
-  b.file = tree_.files[tree_.nodes[n].file].file;
+  b.file = fileIndex_[tree_.files[tree_.nodes[n].file].file];
   t_.bodies.push_back(b);
   return Id(t_.bodies.size() - 1);
 }

@@ -661,7 +661,7 @@ Id Lowerer::stepsBody(const std::vector<NodeId> &lines, BodyScope scope, NodeId 
   Body b;
   b.kind = BodyKind::Steps;
   b.line = lineOf(at);
-  b.file = tree_.files[tree_.nodes[at].file].file;
+  b.file = fileIndex_[tree_.files[tree_.nodes[at].file].file];
   b.stepsBegin = layOut(lines, scope);
   b.stepsEnd = bodyEndOf(b.stepsBegin, lines);
   b.localCount = slots - LEDGER_SLOT_FIRST_LOCAL;

@@ -152,6 +152,7 @@ private:
   std::map<std::string, Id, std::less<>> names_, tags_, events_, values_, links_, props_,
       stages_, categories_, curves_, effects_, abilities_, archetypes_;
   std::map<std::vector<uint64_t>, pack::TagSet> sets_;
+  std::map<uint32_t, uint32_t> fileIndex_; // a source file: its place in the tables' files
   std::vector<Id> portions_; // the portions line's tags
   NodeId owner_ = kNone;     // the definition being lowered, for diagnostics
   uint32_t file_ = 0;        // the file its body lines stand in

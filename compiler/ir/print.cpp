@@ -7,9 +7,38 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace ledger::ir {
 
-using namespace pack;
+using pack::Ability;
+using pack::Action;
+using pack::Archetype;
+using pack::ArchetypeValue;
+using pack::Body;
+using pack::BodyKind;
+using pack::BuiltinEvent;
+using pack::BuiltinTag;
+using pack::Cost;
+using pack::Effect;
+using pack::Filter;
+using pack::Fold;
+using pack::Id;
+using pack::kNoId;
+using pack::Modifier;
+using pack::ReadOp;
+using pack::Requirement;
+using pack::Rule;
+using pack::RuleKind;
+using pack::Step;
+using pack::StepOp;
+using pack::TagSet;
+using pack::Tables;
+using pack::TargetKind;
+using pack::Value;
+using pack::ValueKind;
+using pack::Who;
+using pack::WhoClause;
 
 namespace {
 
@@ -110,7 +139,16 @@ std::string Printer::expr(Id i) const {
               r.op == ReadOp::HighestStacks) &&
              r.a != kNoId)
       what = std::string(t_.name(t_.effects[r.a].name));
-    else if (r.a != kNoId)
+    else if (r.op == ReadOp::EventField) {
+      static const char *fields[] = {"amount", "sent", "landed", "overflow", "before", "after", "X"};
+      what = fields[r.a];
+    } else if (r.op == ReadOp::EventActor) {
+      static const char *roles[] = {"subject", "source", "credit", "target", "ability", "instance"};
+      what = roles[r.a];
+    } else if (r.op == ReadOp::InstanceField) {
+      static const char *fields[] = {"stacks", "remaining", "elapsed", "source", "credit", "holder", "suspended"};
+      what = fields[r.a];
+    } else if (r.a != kNoId)
       what = std::to_string(r.a);
     if (r.tags)
       what += (what.empty() ? "" : " ") + tags(r.tags);
@@ -155,6 +193,8 @@ void Printer::steps(uint32_t begin, uint32_t end, int depth) {
         head += fmt::format(" a={}", a.a);
       if (a.b != kNoId)
         head += fmt::format(" b={}", a.b);
+      if (a.c != kNoId && a.c != 0)
+        head += fmt::format(" c={}", a.c);
       if (a.query != kNoId)
         head += fmt::format(" query{}/{}", a.query, a.queryArgCount);
       if (a.tags)
@@ -225,10 +265,57 @@ std::string Printer::run() {
     const Ability &a = t_.abilities[i];
     out_ += fmt::format("ability{} {} tags {} steps {} cooldown {}\n", i, t_.name(a.name),
                         tags(a.tags), id(a.steps, "body"), id(a.cooldownEffect, "effect"));
+    static const char *targets[] = {"none", "self", "one", "many", "point", "direction"};
+    static const char *sides[] = {"", " enemy", " ally"};
+    out_ += fmt::format("  target {}{}{}{}{}{}\n", targets[size_t(a.target)], sides[size_t(a.side)],
+                        a.target == TargetKind::Many ? fmt::format(" {}{}", a.upTo ? "up to " : "", a.targetCount) : "",
+                        a.targetHaving ? " having " + tags(a.targetHaving) : "",
+                        a.targetUnless ? " unless " + tags(a.targetUnless) : "",
+                        a.distinct ? " distinct" : "");
+    for (uint32_t k = 0; k < a.takeCount; ++k)
+      out_ += fmt::format("  takes {}\n", t_.name(t_.props[t_.idLists[a.takesBegin + k]].name));
+    for (uint32_t k = 0; k < a.requireCount; ++k) {
+      const Requirement &r = t_.requirements[a.requiresBegin + k];
+      out_ += fmt::format("  requires body{} sides {} {}{}\n", r.body, id(r.leftBody, "body"),
+                          id(r.rightBody, "body"),
+                          r.text == kNoId ? "" : fmt::format(" \"{}\"", t_.name(r.text)));
+    }
+    for (uint32_t k = 0; k < a.costCount; ++k) {
+      const Cost &c = t_.costs[a.costsBegin + k];
+      out_ += fmt::format("  cost {} body{}{}\n", t_.name(t_.values[c.pool].name), c.amountBody,
+                          c.link == kNoId ? "" : " on holder." + std::string(t_.name(t_.links[c.link].name)));
+    }
   }
-  for (Id i = 0; i < t_.archetypes.size(); ++i)
-    out_ += fmt::format("archetype{} {} tags {}\n", i, t_.name(t_.archetypes[i].name),
-                        tags(t_.archetypes[i].tags));
+  for (Id i = 0; i < t_.archetypes.size(); ++i) {
+    const Archetype &a = t_.archetypes[i];
+    out_ += fmt::format("archetype{} {} tags {}\n", i, t_.name(a.name), tags(a.tags));
+    for (uint32_t k = 0; k < a.baseCount; ++k) {
+      const ArchetypeValue &v = t_.archetypeValues[a.basesBegin + k];
+      out_ += fmt::format("  base {} body{}\n", t_.name(t_.values[v.value].name), v.body);
+    }
+    for (uint32_t k = 0; k < a.withCount; ++k) {
+      const ArchetypeValue &v = t_.archetypeValues[a.withBegin + k];
+      out_ += fmt::format("  with {} body{}\n",
+                          v.value != kNoId ? t_.name(t_.values[v.value].name) : t_.name(t_.links[v.link].name),
+                          v.body);
+    }
+    for (uint32_t k = 0; k < a.poolCount; ++k)
+      out_ += fmt::format("  pool {}{}\n", t_.name(t_.values[t_.idLists[a.poolsBegin + k]].name),
+                          std::count(t_.idLists.begin() + a.fullBegin,
+                                     t_.idLists.begin() + a.fullBegin + a.fullCount,
+                                     t_.idLists[a.poolsBegin + k])
+                              ? " full"
+                              : "");
+    for (uint32_t k = 0; k < a.hasCount; ++k) {
+      const ArchetypeValue &v = t_.archetypeValues[a.hasBegin + k];
+      out_ += fmt::format("  has {} body{}\n", t_.name(t_.effects[v.value].name), v.body);
+    }
+    for (uint32_t k = 0; k < a.grantCount; ++k)
+      out_ += fmt::format("  grants {}\n", t_.name(t_.abilities[t_.idLists[a.grantsBegin + k]].name));
+    for (uint32_t k = 0; k < a.autoCount; ++k)
+      out_ += fmt::format("  auto {} keys {}\n", t_.name(t_.abilities[t_.autos[a.autosBegin + k].ability].name),
+                          t_.autos[a.autosBegin + k].keyCount);
+  }
   for (Id i = 0; i < t_.bodies.size(); ++i) {
     const Body &b = t_.bodies[i];
     if (b.kind == BodyKind::Formula) {

@@ -30,11 +30,13 @@ commands:
                         or folder) or a .play file and the catalog it names;
                         --dump prints the checked syntax tree
   build PATH -o PACK    compile a catalog into a content pack (.so)
-  play FILE... [--engine compiled|reference] [--results OUT] [--journal OUT]
-                        run the plays of .play files against their catalogs,
-                        on a pack built for each (compiled, the default) or
-                        the reference engine; --results writes the PASS and
-                        FAIL lines to OUT too, --journal every play's journal
+  play FILE... [--engine compiled|reference] [--pack PACK] [--results OUT]
+       [--journal OUT]  run the plays of .play files against their catalogs,
+                        on a pack built for each (compiled, the default), one
+                        built before (--pack, refused unless it is the
+                        catalog's) or the reference engine; --results writes
+                        the PASS and FAIL lines to OUT too, --journal every
+                        play's journal
   ir PATH [--llvm]      print a catalog's IR, or with --llvm the optimised
                         LLVM IR of its pack
 
@@ -112,7 +114,7 @@ int ir(const std::vector<std::string_view> &args) {
     return 1;
   if (llvm) {
     std::string blob = ledger::pack::serialize(tables);
-    std::fputs(ledger::codegen::packIR(tables, blob, ledger::pack::hashBlob(blob)).c_str(), stdout);
+    std::fputs(ledger::codegen::packIR(tables, blob, ledger::pack::catalogHash(tables)).c_str(), stdout);
     return 0;
   }
   std::fputs(ledger::ir::print(tables).c_str(), stdout);
@@ -123,7 +125,7 @@ int ir(const std::vector<std::string_view> &args) {
 bool buildPackFile(const ledger::pack::Tables &tables, const std::string &out) {
   std::string blob = ledger::pack::serialize(tables);
   std::string error;
-  if (!ledger::codegen::buildPack(tables, blob, ledger::pack::hashBlob(blob), out, error)) {
+  if (!ledger::codegen::buildPack(tables, blob, ledger::pack::catalogHash(tables), out, error)) {
     std::fprintf(stderr, "ledger: can't build the pack: %s\n", error.c_str());
     return false;
   }
@@ -169,7 +171,7 @@ struct TempDir {
 
 int play(const std::vector<std::string_view> &args) {
   std::vector<std::string> files;
-  std::string engine = "compiled", results, journalPath;
+  std::string engine = "compiled", results, journalPath, packPath;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--engine" && i + 1 < args.size())
       engine = args[++i];
@@ -177,6 +179,8 @@ int play(const std::vector<std::string_view> &args) {
       results = args[++i];
     else if (args[i] == "--journal" && i + 1 < args.size())
       journalPath = args[++i];
+    else if (args[i] == "--pack" && i + 1 < args.size())
+      packPath = args[++i];
     else if (args[i].starts_with("-"))
       return usageError(("play: unknown option " + std::string(args[i])).c_str());
     else
@@ -201,6 +205,16 @@ int play(const std::vector<std::string_view> &args) {
     std::unique_ptr<ledger::rt::Pack> pack;
     if (engine == "reference") {
       pack = ledger::rt::Pack::reference(std::move(tables), ledger::eval::evaluator());
+    } else if (!packPath.empty()) {
+      std::string why;
+      pack = ledger::rt::Pack::load(packPath, why);
+      uint64_t hash = ledger::pack::catalogHash(tables);
+      if (pack && pack->hash() != hash)
+        why = "it was built from another catalog than " + files[f] + "'s";
+      if (!pack || pack->hash() != hash) {
+        std::fprintf(stderr, "ledger: the pack %s is refused: %s\n", packPath.c_str(), why.c_str());
+        return 1;
+      }
     } else {
       std::string so = temp.path + "/pack" + std::to_string(f) + ".so";
       if (!buildPackFile(tables, so))

@@ -1,0 +1,121 @@
+// The host's API on the reference engine: orders refused by the reference's
+// names change nothing, time moves only what is due, and a save is a copy.
+#include "driver/frontend.h"
+#include "eval/eval.h"
+#include "ir/ir.h"
+#include "world.h"
+
+#include <gtest/gtest.h>
+
+using namespace ledger;
+
+namespace {
+
+constexpr const char *kCatalog = R"(rate 10
+link side
+allegiance side
+stat MaxHealth default 50
+pool Health max MaxHealth
+pool Mana max 100
+effect Burn
+    stack add max 5
+    lasts 4s
+    every 1s
+        deal 2 * self.stacks to holder from source
+ability Bolt
+    target one enemy
+    cost Mana 30
+    cooldown 2s
+    deal 10 to target
+    apply Burn to target
+archetype Team
+archetype Mage
+    full Health Mana
+    grants Bolt
+)";
+
+struct HostApi : ::testing::Test {
+  std::unique_ptr<rt::Pack> pack;
+  pack::Id bolt = 0, burn = 0, mage = 0, team = 0, health = 0, mana = 0, side = 0;
+  void SetUp() override {
+    auto fe = runFrontendOnText("t.ledger", kCatalog, FileRole::Catalog);
+    ASSERT_TRUE(fe->ok());
+    pack::Tables t = ir::lower(fe->tree, fe->decls, fe->diags);
+    ASSERT_TRUE(fe->ok());
+    auto find = [&](auto &list, std::string_view name) {
+      for (pack::Id i = 0; i < list.size(); ++i)
+        if (t.name(list[i].name) == name)
+          return i;
+      ADD_FAILURE() << name;
+      return pack::Id(0);
+    };
+    bolt = find(t.abilities, "Bolt");
+    burn = find(t.effects, "Burn");
+    mage = find(t.archetypes, "Mage");
+    team = find(t.archetypes, "Team");
+    health = find(t.values, "Health");
+    mana = find(t.values, "Mana");
+    side = find(t.links, "side");
+    pack = rt::Pack::reference(std::move(t), eval::evaluator());
+  }
+};
+
+} // namespace
+
+TEST_F(HostApi, AnOrderGoesOffPaysAndStartsItsCooldown) {
+  rt::World w(*pack);
+  rt::Handle red = w.make(team), blue = w.make(team);
+  rt::Handle a = w.make(mage, {{side, red}}), b = w.make(mage, {{side, blue}});
+  ASSERT_TRUE(w.act(a, bolt, {b}).ok());
+  EXPECT_EQ(w.value(b, health), 40'000'000);
+  EXPECT_EQ(w.value(a, mana), 70'000'000);
+  EXPECT_EQ(w.stacksOf(b, burn), 1'000'000);
+  EXPECT_EQ(w.act(a, bolt, {b}).refusal, rt::Refusal::OnCooldown);
+}
+
+TEST_F(HostApi, ARefusedOrderChangesNothing) {
+  rt::World w(*pack);
+  rt::Handle red = w.make(team);
+  rt::Handle a = w.make(mage, {{side, red}}), ally = w.make(mage, {{side, red}});
+  size_t journal = w.journal().size();
+  rt::Outcome o = w.act(a, bolt, {ally});
+  EXPECT_EQ(o.refusal, rt::Refusal::BadTarget);
+  EXPECT_EQ(o.text, "enemy");
+  EXPECT_EQ(w.act(a, bolt, {}).refusal, rt::Refusal::NoTarget);
+  EXPECT_EQ(w.act(ally, pack::Id(bolt), {a, a}).refusal, rt::Refusal::BadTarget);
+  EXPECT_EQ(w.journal().size(), journal);
+  EXPECT_EQ(w.value(a, mana), 100'000'000);
+}
+
+TEST_F(HostApi, OrdersToTheGoneAreRefusedGone) {
+  rt::World w(*pack);
+  rt::Handle a = w.make(mage);
+  ASSERT_TRUE(w.destroy(a).ok());
+  EXPECT_EQ(w.act(a, bolt, {}).refusal, rt::Refusal::Gone);
+  EXPECT_EQ(w.deal(5'000'000, a, 0, 0).refusal, rt::Refusal::Gone);
+  EXPECT_EQ(w.destroy(a).refusal, rt::Refusal::Gone);
+}
+
+TEST_F(HostApi, ASetOfAPoolItLacksIsRefusedNoPool) {
+  rt::World w(*pack);
+  rt::Handle t = w.make(team);
+  EXPECT_EQ(w.setPool(t, health, 1).refusal, rt::Refusal::NoPool);
+}
+
+TEST_F(HostApi, TimeRunsTimersExactlyAndASaveIsACopy) {
+  rt::World w(*pack);
+  rt::Handle red = w.make(team), blue = w.make(team);
+  rt::Handle a = w.make(mage, {{side, red}}), b = w.make(mage, {{side, blue}});
+  ASSERT_TRUE(w.act(a, bolt, {b}).ok());
+  rt::World saved = w;
+  w.advance(9);
+  EXPECT_EQ(w.value(b, health), 40'000'000); // the first tick is due at 1s
+  w.advance(1);
+  EXPECT_EQ(w.value(b, health), 38'000'000);
+  w.advance(100);
+  EXPECT_FALSE(w.holds(b, burn));
+  EXPECT_EQ(w.value(b, health), 32'000'000); // ticks at 1s, 2s, 3s, then 4s as it expires
+  EXPECT_EQ(saved.value(b, health), 40'000'000);
+  saved.advance(110);
+  EXPECT_EQ(saved.journalText(), w.journalText());
+}

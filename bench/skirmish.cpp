@@ -304,7 +304,7 @@ int main(int argc, char **argv) {
     std::string so = temp.path + "/skirmish.so";
     std::string blob = ledger::pack::serialize(tables);
     std::string error;
-    if (!ledger::codegen::buildPack(tables, blob, ledger::pack::hashBlob(blob), so, error)) {
+    if (!ledger::codegen::buildPack(tables, blob, ledger::pack::catalogHash(tables), so, error)) {
       std::fprintf(stderr, "ledger_bench_skirmish: can't build the pack: %s\n", error.c_str());
       return 1;
     }

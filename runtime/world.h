@@ -157,14 +157,15 @@ private:
     TagBits carried;             // tags it carries down its rules' chains
   };
 
-  enum class TimerKind : uint8_t { Expire, Every };
+  // A pool's crossing: its drift reaching a bound, at the tick it does.
+  enum class TimerKind : uint8_t { Expire, Every, PoolBound };
   struct Timer {
     int64_t due = 0;     // world tick (millionths)
     uint8_t phase = 0;   // what runs first within a tick: rules, then lifetimes
     uint64_t seq = 0;
     TimerKind kind = TimerKind::Expire;
-    Handle instance = 0;
-    uint32_t rule = 0;
+    Handle instance = 0; // PoolBound: the actor
+    uint32_t rule = 0;   // PoolBound: the pool
     uint32_t version = 0;
     bool operator>(const Timer &o) const {
       if (due != o.due)
@@ -254,6 +255,9 @@ private:
   int64_t poolNow(Handle a, Id pool);
   void settlePools(Handle a);
   void touch(Handle a);
+  int64_t poolClock(Handle a, Id pool) const;
+  void schedulePoolBounds(Handle a);
+  void firePoolBound(const Timer &tm);
   void landOnPool(Event &e, Handle a);
   int64_t clampPool(Handle a, Id pool, int64_t amount);
   int64_t poolLeast(Handle a, Id pool);
@@ -349,6 +353,7 @@ private:
   std::vector<int64_t> poolAt_;    // the anchor's tick
   std::vector<int64_t> poolMax_;   // the maximum it last read
   std::vector<uint8_t> hasPool_;
+  std::vector<uint32_t> poolVersion_; // a pool's crossing timer is current while this holds
   std::vector<Handle> links_;      // actor * links + link
   std::vector<Handle> overridden_; // link overrides: actor * links + link, the newest instance
   std::vector<Handle> globals_;

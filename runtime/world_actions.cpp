@@ -182,6 +182,7 @@ Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32
   poolAt_.resize(poolAt_.size() + valueCount_, 0); // pools' clocks count from the make
   poolMax_.resize(poolMax_.size() + valueCount_, 0);
   hasPool_.resize(hasPool_.size() + valueCount_, 0);
+  poolVersion_.resize(poolVersion_.size() + valueCount_, 0);
   statCache_.resize(statCache_.size() + valueCount_, 0);
   statEpoch_.resize(statEpoch_.size() + valueCount_, 0);
   clocks_.resize(clocks_.size() + clockStats_.size(), Clock{now_ * kOne, 0, kOne});
@@ -238,6 +239,8 @@ Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32
   }
   if (arch.autoCount)
     autoActors_.push_back(h);
+  if (std::find(touched_.begin(), touched_.end(), h) == touched_.end())
+    touched_.push_back(h);
   uint32_t ce = newEvent(Id(BuiltinEvent::Create), h, creator, creator ? creator : h, chain);
   addTags(events_[ce].tags, arch.tags);
   raiseEvent(ce);

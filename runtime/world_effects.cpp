@@ -64,7 +64,10 @@ int64_t World::worldDue(Handle a, int32_t clock, int64_t due) const {
 // After a moment: a clock whose stat moved keeps what it had run at its old
 // rate and runs at the new one from now, its timers moved to match.
 void World::retime(Handle a) {
-  if (!alive(a) || clockStats_.empty())
+  if (!alive(a))
+    return;
+  schedulePoolBounds(a);
+  if (clockStats_.empty())
     return;
   size_t base = size_t(indexOf(a)) * clockStats_.size();
   bool moved = false;
@@ -78,10 +81,12 @@ void World::retime(Handle a) {
     clock.rate = rate;
     moved = true;
   }
-  if (moved)
+  if (moved) {
     for (uint32_t i : held_[indexOf(a)])
       if (insts_[i].clock >= 0)
         schedule(i);
+    schedulePoolBounds(a);
+  }
 }
 
 void World::schedule(uint32_t inst) {
@@ -440,6 +445,10 @@ void World::runTimers(int64_t upTo) {
 }
 
 void World::fireTimer(const Timer &tm) {
+  if (tm.kind == TimerKind::PoolBound) {
+    firePoolBound(tm);
+    return;
+  }
   Instance *in = instance(tm.instance);
   if (!in || in->timerVersion != tm.version)
     return;

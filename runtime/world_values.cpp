@@ -301,8 +301,7 @@ int64_t World::poolNow(Handle a, Id pool) {
   if (ac->live) {
     // Its clock: its holder's time, or the world's pace with clock world; both
     // count from the make.
-    int64_t nowAt = p.clockWorld || t_->timeStat == kNoId ? (now_ - ac->madeAt) * kOne
-                                                           : clockNow(a, clockOfStat(t_->timeStat));
+    int64_t nowAt = poolClock(a, pool);
     int64_t elapsed = nowAt - poolAt_[i];
     NumberFault fault = NumberFault::None;
     if (p.regenStat != kNoId && elapsed > 0 && p.regenPerTicks > 0)
@@ -334,9 +333,7 @@ void World::settlePools(Handle a) {
       continue;
     int64_t amount = poolNow(a, p);
     pools_[i] = amount;
-    poolAt_[i] = t_->values[p].clockWorld || t_->timeStat == kNoId
-                     ? (now_ - ac->madeAt) * kOne
-                     : clockNow(a, clockOfStat(t_->timeStat));
+    poolAt_[i] = poolClock(a, p);
     poolMax_[i] = poolMost(a, p);
   }
 }
@@ -346,9 +343,76 @@ void World::touch(Handle a) {
   ++epoch_;
   if (Actor *ac = actor(a)) {
     ++ac->epoch;
-    if (!clockStats_.empty() && std::find(touched_.begin(), touched_.end(), a) == touched_.end())
+    if (std::find(touched_.begin(), touched_.end(), a) == touched_.end())
       touched_.push_back(a);
   }
+}
+
+// A pool's clock: its holder's time, or the world's pace with clock world;
+// both count from the make.
+int64_t World::poolClock(Handle a, Id pool) const {
+  const Actor *ac = actor(a);
+  if (t_->values[pool].clockWorld || t_->timeStat == kNoId)
+    return (now_ - ac->madeAt) * kOne;
+  return clockNow(a, clockOfStat(t_->timeStat));
+}
+
+// Where a pool's drift will reach a bound, a timer at that tick: the Filled
+// or the Depleted comes on the tick it crosses, nothing polled meanwhile.
+void World::schedulePoolBounds(Handle a) {
+  if (!alive(a))
+    return;
+  uint32_t ai = indexOf(a);
+  for (Id p = 0; p < valueCount_; ++p) {
+    size_t i = size_t(ai) * valueCount_ + p;
+    if (!hasPool_[i])
+      continue;
+    const pack::Value &v = t_->values[p];
+    if (v.regenStat == kNoId && v.refillEveryTicks <= 0)
+      continue;
+    ++poolVersion_[i];
+    int64_t amount = poolNow(a, p), least = poolLeast(a, p), most = poolMost(a, p);
+    int64_t at = poolClock(a, p), due = -1;
+    if (v.regenStat != kNoId && v.regenPerTicks > 0) {
+      int64_t rate = computeStat(a, v.regenStat, nullptr); // a period's drift
+      int64_t gap = rate > 0 ? most - amount : rate < 0 ? amount - least : 0;
+      if (rate != 0 && gap > 0 && most != INT64_MAX) {
+        __int128 need = (__int128(gap) * v.regenPerTicks + (rate > 0 ? rate : -rate) - 1) /
+                        (rate > 0 ? rate : -rate);
+        due = at + int64_t(need);
+      }
+    } else if (v.refillAmount > 0 && amount < most && most != INT64_MAX) {
+      int64_t steps = (most - amount + v.refillAmount - 1) / v.refillAmount;
+      due = (at / v.refillEveryTicks + steps) * v.refillEveryTicks;
+    }
+    if (due < 0)
+      continue;
+    int32_t clock = v.clockWorld || t_->timeStat == kNoId ? -1 : clockOfStat(t_->timeStat);
+    int64_t worldAt = clock < 0 ? actor(a)->madeAt * kOne + due : worldDue(a, clock, due);
+    timers_.push_back({worldAt, 0, ++seq_, TimerKind::PoolBound, a, p, poolVersion_[i]});
+    std::push_heap(timers_.begin(), timers_.end(), std::greater<>());
+  }
+}
+
+void World::firePoolBound(const Timer &tm) {
+  Handle a = tm.instance;
+  Id p = tm.rule;
+  if (!alive(a) || poolVersion_[size_t(indexOf(a)) * valueCount_ + p] != tm.version)
+    return;
+  beginMoment();
+  uint32_t chain = ++chains_;
+  int64_t amount = poolNow(a, p);
+  if (amount <= poolLeast(a, p)) {
+    uint32_t d = newEvent(Id(pack::BuiltinEvent::Depleted), a, 0, 0, chain);
+    events_[d].pool = p;
+    if (raiseEvent(d) == Refusal::None)
+      dieOrFall(d);
+  } else if (amount >= poolMost(a, p)) {
+    uint32_t d = newEvent(Id(pack::BuiltinEvent::Filled), a, 0, 0, chain);
+    events_[d].pool = p;
+    raiseEvent(d);
+  }
+  endMoment();
 }
 
 int64_t World::value(Handle a, Id v) {

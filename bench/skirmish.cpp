@@ -3,7 +3,7 @@
 // one run. See bench/README.md for what it measures and how.
 //
 //   ledger_bench_skirmish [--actors N]... [--seconds S] [--catalog PATH]
-//                         [--whole-second] [--no-compare]
+//                         [--whole-second]
 //                         [--engine reference|compiled|both]
 #include "codegen/codegen.h"
 #include "driver/frontend.h"
@@ -56,16 +56,6 @@ int64_t heapBytes() {
   return int64_t(mi.uordblks + mi.hblkhd);
 }
 
-// FNV-1a over text, chained: the journal is hashed a second at a time so a
-// run of millions of entries is never held as one string.
-uint64_t fnv(uint64_t h, std::string_view text) {
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
-
 struct Ids {
   Id team, red, blue, strike, side, health;
 };
@@ -106,7 +96,6 @@ struct Result {
   int64_t worldHeap = 0;    // heap growth over the same
   int64_t endBytes = 0;     // resident growth by the end of the simulation
   uint64_t journalHash = 0;
-  int64_t journalChars = 0;
 };
 
 struct Options {
@@ -114,7 +103,6 @@ struct Options {
   int64_t seconds = 60;
   bool wholeSecond = false; // advance(20) once a second instead of advance(1) a tick
   bool reference = true, compiled = true;
-  bool compare = true;      // hash each second's journalText to compare the engines
   std::string catalog = LEDGER_BENCH_CATALOG;
 };
 
@@ -130,6 +118,9 @@ Result run(const ledger::rt::Pack &pack, const char *engine, int64_t n, const Op
   int64_t rssBefore = residentBytes();
   int64_t heapBefore = heapBytes();
   auto world = std::make_unique<World>(pack, 1);
+  // The journal as a long run keeps it: every entry counted and hashed in
+  // order, which is what the engines are compared by.
+  world->setJournalMode(ledger::rt::JournalMode::HashOnly);
   Handle sides[2] = {world->make(ids.team), world->make(ids.team)};
   std::vector<Handle> fighters[2];
   for (int s = 0; s < 2; ++s) {
@@ -147,14 +138,7 @@ Result run(const ledger::rt::Pack &pack, const char *engine, int64_t n, const Op
   r.worldBytes = residentBytes() - rssBefore;
   r.worldHeap = heapBytes() - heapBefore;
 
-  size_t journalFrom = world->journal().size();
-  const size_t journalAtStart = journalFrom;
-  uint64_t hash = 0xcbf29ce484222325ull;
-  if (opt.compare) {
-    std::string text = world->journalText();
-    hash = fnv(hash, text);
-    r.journalChars += int64_t(text.size());
-  }
+  const uint64_t eventsAtStart = world->journalCount();
   std::vector<Handle> living[2];
   Clock::duration wall{}, actWall{}, advanceWall{};
   for (int64_t second = 0; second < opt.seconds; ++second) {
@@ -202,19 +186,12 @@ Result run(const ledger::rt::Pack &pack, const char *engine, int64_t n, const Op
     wall += t2 - t0;
     actWall += t1 - t0;
     advanceWall += t2 - t1;
-    // Outside the clock: this second's journal, hashed for the comparison.
-    if (opt.compare) {
-      std::string text = world->journalText(journalFrom);
-      hash = fnv(hash, text);
-      r.journalChars += int64_t(text.size());
-      journalFrom = world->journal().size();
-    }
   }
   r.wall = std::chrono::duration<double>(wall).count();
   r.actWall = std::chrono::duration<double>(actWall).count();
   r.advanceWall = std::chrono::duration<double>(advanceWall).count();
-  r.events = int64_t(world->journal().size() - journalAtStart);
-  r.journalHash = hash;
+  r.events = int64_t(world->journalCount() - eventsAtStart);
+  r.journalHash = world->journalHash();
   for (int s = 0; s < 2; ++s)
     for (Handle h : fighters[s])
       r.alive[s] += world->alive(h);
@@ -228,7 +205,7 @@ int usage(const char *why) {
   std::fprintf(stderr,
                "ledger_bench_skirmish: %s\n"
                "usage: ledger_bench_skirmish [--actors N]... [--seconds S] [--catalog PATH]\n"
-               "                             [--whole-second] [--no-compare]\n"
+               "                             [--whole-second]\n"
                "                             [--engine reference|compiled|both]\n",
                why);
   return 2;
@@ -263,8 +240,6 @@ int main(int argc, char **argv) {
       opt.seconds = std::atoll(argv[++i]);
     else if (a == "--catalog" && i + 1 < argc)
       opt.catalog = argv[++i];
-    else if (a == "--no-compare")
-      opt.compare = false;
     else if (a == "--whole-second")
       opt.wholeSecond = true;
     else if (a == "--engine" && i + 1 < argc) {
@@ -348,20 +323,18 @@ int main(int argc, char **argv) {
       std::fflush(stdout);
     }
     if (have[0] && have[1]) {
-      bool match = opt.compare && res[0].journalHash == res[1].journalHash &&
-                   res[0].events == res[1].events && res[0].journalChars == res[1].journalChars;
-      allMatch = allMatch && (match || !opt.compare);
+      bool match = res[0].journalHash == res[1].journalHash && res[0].events == res[1].events;
+      allMatch = allMatch && match;
       std::printf("  N=%lld: compiled/reference %.2fx; %lld orders, %lld refused; journals %s "
-                  "(%lld entries, %lld chars, hash %016llx / %016llx)\n",
+                  "(%lld entries, hash %016llx / %016llx)\n",
                   (long long)n, res[0].wall / res[1].wall, (long long)res[0].orders,
-                  (long long)res[0].refused, !opt.compare ? "not compared" : match ? "match" : "DIFFER", (long long)res[0].events,
-                  (long long)res[0].journalChars, (unsigned long long)res[0].journalHash,
-                  (unsigned long long)res[1].journalHash);
+                  (long long)res[0].refused, match ? "match" : "DIFFER", (long long)res[0].events,
+                  (unsigned long long)res[0].journalHash, (unsigned long long)res[1].journalHash);
     }
   }
   std::printf("RSS B/a: resident-set growth (/proc/self/statm) over making the world and its 2N+2\n"
               "actors, divided by 2N; heap B/a: malloc's bytes in use (mallinfo2) over the same;\n"
-              "end RSS B/a: resident growth by the end of the run, the journal included.\n"
+              "end RSS B/a: resident growth by the end of the run (the journal is hashed, not kept).\n"
               "order s / advance s: the wall time inside act() and inside advance(). alive: red/blue.\n");
   return allMatch ? 0 : 1;
 }

@@ -88,9 +88,11 @@ World::World(const Pack &pack, uint64_t seed) : pack_(&pack), t_(&pack.tables())
           covers_[v].push_back(w);
     covers_[v].push_back(value.member);
   }
+  classifyStats();
   // Effects with a rule hearing more than its holder's own events are
   // heard on every event; the rest only on their holder's.
   wideEffect_.assign(t_->effects.size(), 0);
+  hears_.assign(t_->effects.size(), 0);
   for (pack::Id e = 0; e < t_->effects.size(); ++e) {
     const pack::Effect &ef = t_->effects[e];
     for (uint32_t r = 0; r < ef.ruleCount; ++r) {
@@ -98,6 +100,11 @@ World::World(const Pack &pack, uint64_t seed) : pack_(&pack), t_(&pack.tables())
       for (const pack::WhoClause *w : {&f.of, &f.by, &f.credited})
         if (w->who != pack::Who::Unsaid && w->who != pack::Who::Holder)
           wideEffect_[e] = 1;
+    }
+    for (uint32_t r = 0; r < ef.ruleCount; ++r) {
+      pack::RuleKind k = t_->rules[ef.rulesBegin + r].kind;
+      hears_[e] |= k == pack::RuleKind::Before || k == pack::RuleKind::After ||
+                   k == pack::RuleKind::EndsOn || k == pack::RuleKind::Each;
     }
     const pack::Filter &cf = ef.lasts.countFilter;
     for (const pack::WhoClause *w : {&cf.of, &cf.by, &cf.credited})
@@ -107,15 +114,6 @@ World::World(const Pack &pack, uint64_t seed) : pack_(&pack), t_(&pack.tables())
   }
 }
 
-World::Actor *World::actor(Handle h) {
-  uint32_t i = indexOf(h);
-  if (h == 0 || i >= actors_.size() || actors_[i].gen != genOf(h))
-    return nullptr;
-  return &actors_[i];
-}
-const World::Actor *World::actor(Handle h) const {
-  return const_cast<World *>(this)->actor(h);
-}
 World::Instance *World::instance(Handle h) {
   uint32_t i = indexOf(h);
   if (h == 0 || i >= insts_.size() || insts_[i].gen != genOf(h) || !insts_[i].live)
@@ -224,14 +222,43 @@ int64_t World::remainingOf(Handle a, Id effect, DurationUnit unit) const {
   }
 }
 
+// Every entry is hashed; in Keep mode it is kept too.
+void World::record(JournalEntry &j, const uint64_t *tags, const std::string *note) {
+  // A word at a time: multiply, then fold the high bits down.
+  auto mix = [&](uint64_t v) {
+    journalHash_ = (journalHash_ ^ v) * 0x9e3779b97f4a7c15ull;
+    journalHash_ ^= journalHash_ >> 29;
+  };
+  for (uint64_t v : {uint64_t(j.tick), uint64_t(j.amount), uint64_t(j.landed), uint64_t(j.subject),
+                     uint64_t(j.source), uint64_t(j.credit), uint64_t(j.event), uint64_t(j.effect),
+                     uint64_t(j.ability), uint64_t(j.pool), uint64_t(j.prevented), uint64_t(j.fault)})
+    mix(v);
+  for (uint32_t w = 0; tags && w < t_->tagWords; ++w)
+    mix(tags[w]);
+  if (note)
+    for (char c : *note)
+      mix(uint8_t(c));
+  ++journalCount_;
+  if (journalMode_ != JournalMode::Keep)
+    return;
+  j.tagsAt = uint32_t(journalTags_.size());
+  if (tags)
+    journalTags_.insert(journalTags_.end(), tags, tags + t_->tagWords);
+  else
+    journalTags_.insert(journalTags_.end(), t_->tagWords, 0);
+  if (note) {
+    j.note = uint32_t(journalNotes_.size());
+    journalNotes_.push_back(*note);
+  }
+  journal_.push_back(j);
+}
+
 void World::fault(Refusal reason, const std::string &text) {
   JournalEntry j;
   j.tick = now_;
   j.fault = true;
-  j.note = std::string(refusalName(reason)) + (text.empty() ? "" : ": " + text);
-  j.tagsAt = uint32_t(journalTags_.size());
-  journalTags_.insert(journalTags_.end(), t_->tagWords, 0);
-  journal_.push_back(std::move(j));
+  std::string note = std::string(refusalName(reason)) + (text.empty() ? "" : ": " + text);
+  record(j, nullptr, &note);
 }
 
 std::string World::journalText(size_t from) const {
@@ -240,7 +267,8 @@ std::string World::journalText(size_t from) const {
   for (size_t i = from; i < journal_.size(); ++i) {
     const JournalEntry &j = journal_[i];
     if (j.fault) {
-      std::snprintf(buf, sizeof buf, "%lld fault %s\n", (long long)j.tick, j.note.c_str());
+      std::snprintf(buf, sizeof buf, "%lld fault %s\n", (long long)j.tick,
+                    journalNotes_[j.note].c_str());
       out += buf;
       continue;
     }
@@ -276,10 +304,8 @@ void World::apiFault(Frame &f, uint32_t code) {
   JournalEntry j;
   j.tick = now_;
   j.fault = true;
-  j.note = std::string("Number: ") + (code < 5 ? words[code] : "a fault");
-  j.tagsAt = uint32_t(journalTags_.size());
-  journalTags_.insert(journalTags_.end(), t_->tagWords, 0);
-  journal_.push_back(std::move(j));
+  std::string note = std::string("Number: ") + (code < 5 ? words[code] : "a fault");
+  record(j, nullptr, &note);
 }
 
 int64_t World::apiListOpen(Frame &f, uint32_t queryId, const int64_t *args) {

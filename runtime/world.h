@@ -31,19 +31,24 @@ struct Outcome {
 };
 
 // One line of the journal: an event as it landed (or was stopped), a fault.
+// Plain data: a journal is a flat array a host can stream or keep.
 struct JournalEntry {
   int64_t tick = 0;
-  pack::Id event = pack::kNoId;
+  int64_t amount = 0, landed = 0;
   Handle subject = 0, source = 0, credit = 0;
+  pack::Id event = pack::kNoId;
   pack::Id effect = pack::kNoId; // an Apply's or a Remove's effect
   pack::Id ability = pack::kNoId;
   pack::Id pool = pack::kNoId;
-  int64_t amount = 0, landed = 0;
+  uint32_t tagsAt = 0;            // its tags: tagWords words at World::journalTags()[tagsAt]
+  uint32_t note = pack::kNoId;    // a fault's words: World::journalNote(note)
   bool prevented = false;
   bool fault = false;
-  uint32_t tagsAt = 0; // its tags: tagWords words at World::journalTags()[tagsAt]
-  std::string note;    // a fault's words
 };
+
+// What the world keeps of its journal: every entry, or only their count and
+// a running hash of them (a long run, a server checking lockstep).
+enum class JournalMode : uint8_t { Keep, HashOnly };
 
 // What a host or a play gives an order, an apply or a deal.
 struct Given {
@@ -102,6 +107,12 @@ public:
   int64_t countOf(pack::Id archetype) const;
   const std::vector<JournalEntry> &journal() const { return journal_; }
   const std::vector<uint64_t> &journalTags() const { return journalTags_; }
+  const std::string &journalNote(uint32_t note) const { return journalNotes_[note]; }
+  void setJournalMode(JournalMode mode) { journalMode_ = mode; }
+  // Every entry so far, kept or not, and a hash of them all in order: two
+  // worlds that hash alike ran alike.
+  uint64_t journalCount() const { return journalCount_; }
+  uint64_t journalHash() const { return journalHash_; }
   // The journal as text, one line an entry, for comparing engines.
   std::string journalText(size_t from = 0) const;
   std::string handleName(Handle h) const;
@@ -242,8 +253,11 @@ private:
   }
   static uint32_t indexOf(Handle h) { return uint32_t(uint64_t(h) & 0xffffffffu) - 1; }
   static uint32_t genOf(Handle h) { return uint32_t(uint64_t(h) >> 32); }
-  Actor *actor(Handle h);
-  const Actor *actor(Handle h) const;
+  Actor *actor(Handle h) {
+    uint32_t i = indexOf(h);
+    return h == 0 || i >= actors_.size() || actors_[i].gen != genOf(h) ? nullptr : &actors_[i];
+  }
+  const Actor *actor(Handle h) const { return const_cast<World *>(this)->actor(h); }
   Instance *instance(Handle h);
   const Instance *instance(Handle h) const;
   Handle instanceHandle(uint32_t i) const { return handle(i, insts_[i].gen); }
@@ -265,7 +279,12 @@ private:
   int64_t rounded(Id value, int64_t v) const;
   TagBits tagsOf(Handle a);
   bool suspendedBy(const Instance &in, uint32_t suspender) const;
-  bool working(uint32_t inst) const;
+  // At work: live, and suspended by none of its holder's other effects.
+  bool working(uint32_t inst) const {
+    const Instance &in = insts_[inst];
+    return in.live && (suspenders_[indexOf(in.holder)] == 0 || !suspendedAmong(inst));
+  }
+  bool suspendedAmong(uint32_t inst) const;
 
   // ---- effects (world_effects.cpp) ------------------------------------------------
   void install(Event &e, uint32_t eventIndex);
@@ -354,6 +373,7 @@ private:
   std::vector<int64_t> poolMax_;   // the maximum it last read
   std::vector<uint8_t> hasPool_;
   std::vector<uint32_t> poolVersion_; // a pool's crossing timer is current while this holds
+  std::vector<int64_t> poolDue_;      // and the world time it is due
   std::vector<Handle> links_;      // actor * links + link
   std::vector<Handle> overridden_; // link overrides: actor * links + link, the newest instance
   std::vector<Handle> globals_;
@@ -389,9 +409,52 @@ private:
   std::vector<std::vector<Id>> members_; // a stat by type: its members
   std::vector<std::vector<Id>> covers_; // a value, then the by-type groups and stat over it
   std::vector<uint8_t> wideEffect_; // an effect with a rule hearing more than its holder
+  std::vector<uint8_t> hears_;      // an effect with a rule hearing events, or counting them
+  uint32_t counting_ = 0;           // live instances whose lifetime counts events
   std::vector<uint32_t> wide_;      // live instances of those
   std::vector<JournalEntry> journal_;
   std::vector<uint64_t> journalTags_;
+  std::vector<std::string> journalNotes_;
+  JournalMode journalMode_ = JournalMode::Keep;
+  uint64_t journalCount_ = 0;
+  uint64_t journalHash_ = 0xcbf29ce484222325ull;
+  void record(JournalEntry &entry, const uint64_t *tags, const std::string *note);
+  // Scratch lists reused across events, one a depth, since rules run inside
+  // rules: no allocation per event once the world has warmed up.
+  template <typename T> struct ScratchPool {
+    std::deque<std::vector<T>> lists;
+    size_t depth = 0;
+  };
+  template <typename T> class Scratch {
+  public:
+    explicit Scratch(ScratchPool<T> &pool) : pool_(pool) {
+      if (pool_.depth == pool_.lists.size())
+        pool_.lists.emplace_back();
+      list_ = &pool_.lists[pool_.depth++];
+      list_->clear();
+    }
+    ~Scratch() { --pool_.depth; }
+    Scratch(const Scratch &) = delete;
+    Scratch &operator=(const Scratch &) = delete;
+    std::vector<T> &operator*() { return *list_; }
+    std::vector<T> *operator->() { return list_; }
+
+  private:
+    ScratchPool<T> &pool_;
+    std::vector<T> *list_;
+  };
+  ScratchPool<uint32_t> scratchIds_;
+  ScratchPool<int64_t> scratchHandles_;
+
+  // How a stat is cached: by its holder's changes, by any change in the
+  // world, or not at all (it reads a var or a clock).
+  enum class StatCache : uint8_t { Holder, World, Never };
+  std::vector<StatCache> statCache_kind_;
+  std::vector<uint32_t> suspenders_; // each actor's instances that suspend the others
+  std::vector<TagBits> tagCache_;
+  std::vector<uint64_t> tagEpoch_;
+  void classifyStats();
+
   static const LedgerKernelApi kApi;
 };
 

@@ -183,8 +183,12 @@ Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32
   poolMax_.resize(poolMax_.size() + valueCount_, 0);
   hasPool_.resize(hasPool_.size() + valueCount_, 0);
   poolVersion_.resize(poolVersion_.size() + valueCount_, 0);
+  poolDue_.resize(poolDue_.size() + valueCount_, -1);
   statCache_.resize(statCache_.size() + valueCount_, 0);
   statEpoch_.resize(statEpoch_.size() + valueCount_, 0);
+  suspenders_.push_back(0);
+  tagCache_.emplace_back();
+  tagEpoch_.push_back(0);
   clocks_.resize(clocks_.size() + clockStats_.size(), Clock{now_ * kOne, 0, kOne});
   links_.resize(links_.size() + links, 0);
   overridden_.resize(overridden_.size() + links, 0);

@@ -148,6 +148,10 @@ uint32_t World::newInstance(Event &e, uint32_t eventIndex) {
   in.turnsLeft = e.life.turns >= 0 ? e.life.turns / kOne : -1;
   in.countLeft = e.life.count >= 0 ? e.life.count / kOne : -1;
   in.countEvent = e.life.countEvent;
+  if (in.countLeft >= 0) {
+    ++counting_;
+    hears_[in.effect] = 1; // its lifetime hears what it counts
+  }
   in.varsAt = uint32_t(vars_.size());
   vars_.resize(vars_.size() + ef.varCount, 0);
   in.capturedAt = uint32_t(captured_.size());
@@ -158,6 +162,8 @@ uint32_t World::newInstance(Event &e, uint32_t eventIndex) {
     if (t_->rules[ef.rulesBegin + r].kind == pack::RuleKind::Every)
       everyDue_.push_back(-1);
   held_[indexOf(e.subject)].push_back(i);
+  if (ef.suspendsAll)
+    ++suspenders_[indexOf(e.subject)];
   if (wideEffect_[e.effect])
     wide_.push_back(i);
   if (ef.autoCount && std::find(autoActors_.begin(), autoActors_.end(), e.subject) == autoActors_.end())
@@ -404,6 +410,10 @@ void World::endInstance(uint32_t inst, Id endTag, uint32_t chain) {
   if (!still.live)
     return;
   still.live = false;
+  if (still.countLeft >= 0)
+    --counting_;
+  if (ef.suspendsAll)
+    --suspenders_[indexOf(holder)];
   auto &list = held_[indexOf(holder)];
   list.erase(std::remove(list.begin(), list.end(), inst), list.end());
   for (uint32_t o = 0; o < ef.overrideCount; ++o) {

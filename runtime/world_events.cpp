@@ -114,27 +114,33 @@ bool World::matches(const pack::Filter &f, const Event &e, Handle holder, bool) 
 
 // The instances whose rules may hear an event: the subject's, the source's
 // and the credit's, and those of effects that hear more than their holder.
+// Each list is in the order its instances went on, so merging keeps that
+// order: no sort, no allocation once the scratch lists have grown.
 void World::candidates(const Event &e, std::vector<uint32_t> &out) {
   out.clear();
   Handle seen[3] = {0, 0, 0};
   int n = 0;
+  auto bySeq = [&](uint32_t a, uint32_t b) { return insts_[a].seq < insts_[b].seq; };
   for (Handle a : {e.subject, e.source, e.credit}) {
     if (a == 0 || !actor(a) || std::find(seen, seen + n, a) != seen + n)
       continue;
     seen[n++] = a;
+    size_t mid = out.size();
     for (uint32_t i : held_[indexOf(a)])
-      if (!wideEffect_[insts_[i].effect])
+      if (hears_[insts_[i].effect] && !wideEffect_[insts_[i].effect])
         out.push_back(i);
+    if (mid > 0 && mid < out.size())
+      std::inplace_merge(out.begin(), out.begin() + mid, out.end(), bySeq);
   }
-  size_t kept = 0;
+  size_t mid = out.size(), kept = 0;
   for (uint32_t i : wide_)
     if (insts_[i].live && wideEffect_[insts_[i].effect]) {
       wide_[kept++] = i;
       out.push_back(i);
     }
   wide_.resize(kept);
-  std::sort(out.begin(), out.end(), [&](uint32_t a, uint32_t b) { return insts_[a].seq < insts_[b].seq; });
-  out.erase(std::unique(out.begin(), out.end()), out.end());
+  if (mid > 0 && mid < out.size())
+    std::inplace_merge(out.begin(), out.begin() + mid, out.end(), bySeq);
 }
 
 bool World::blocks(const Event &e) {
@@ -171,7 +177,8 @@ bool World::blocks(const Event &e) {
 }
 
 void World::runBefore(uint32_t ei) {
-  std::vector<uint32_t> cands;
+  Scratch<uint32_t> scratch(scratchIds_);
+  std::vector<uint32_t> &cands = *scratch;
   candidates(events_[ei], cands);
   struct Entry {
     uint32_t stage;
@@ -366,7 +373,8 @@ void World::land(uint32_t ei) {
 }
 
 void World::queueAfter(uint32_t ei) {
-  std::vector<uint32_t> cands;
+  Scratch<uint32_t> scratch(scratchIds_);
+  std::vector<uint32_t> &cands = *scratch;
   candidates(events_[ei], cands);
   for (uint32_t i : cands) {
     const Instance &in = insts_[i];
@@ -443,7 +451,10 @@ void World::runJob(const Job &job) {
 
 // Lifetimes counted in events: each matching event lands one off.
 void World::countDown(uint32_t ei) {
-  std::vector<uint32_t> cands;
+  if (counting_ == 0)
+    return;
+  Scratch<uint32_t> scratch(scratchIds_);
+  std::vector<uint32_t> &cands = *scratch;
   candidates(events_[ei], cands);
   for (uint32_t i : cands) {
     Instance &in = insts_[i];
@@ -495,9 +506,7 @@ void World::journalEvent(const Event &e) {
   j.amount = e.kind == Id(BuiltinEvent::Apply) || e.kind == Id(BuiltinEvent::Remove) ? e.stacks : e.amount;
   j.landed = e.landed;
   j.prevented = e.prevented;
-  j.tagsAt = uint32_t(journalTags_.size());
-  journalTags_.insert(journalTags_.end(), e.tags.w, e.tags.w + t_->tagWords);
-  journal_.push_back(std::move(j));
+  record(j, e.tags.w, nullptr);
 }
 
 // One event through the pipeline: refused if blocked, changed by before

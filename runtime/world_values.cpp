@@ -65,14 +65,12 @@ bool World::suspendedBy(const Instance &in, uint32_t suspender) const {
   return !(se.suspendsExcept && carriesAny(mine, se.suspendsExcept));
 }
 
-bool World::working(uint32_t inst) const {
+bool World::suspendedAmong(uint32_t inst) const {
   const Instance &in = insts_[inst];
-  if (!in.live)
-    return false;
   for (uint32_t other : held_[indexOf(in.holder)])
     if (other != inst && suspendedBy(in, other))
-      return false;
-  return true;
+      return true;
+  return false;
 }
 
 World::TagBits World::tagsOf(Handle a) {
@@ -80,6 +78,9 @@ World::TagBits World::tagsOf(Handle a) {
   const Actor *ac = actor(a);
   if (!ac)
     return bits;
+  uint32_t ai = indexOf(a);
+  if (tagEpoch_[ai] == ac->epoch)
+    return tagCache_[ai];
   if (ac->archetype != kNoId)
     addTags(bits, t_->archetypes[ac->archetype].tags);
   for (uint32_t i : held_[indexOf(a)])
@@ -87,6 +88,8 @@ World::TagBits World::tagsOf(Handle a) {
       addTags(bits, t_->effects[insts_[i].effect].tags);
   if (ac->fallen)
     addTags(bits, t_->tags[Id(pack::BuiltinTag::Fallen)].closure);
+  tagCache_[ai] = bits;
+  tagEpoch_[ai] = ac->epoch;
   return bits;
 }
 
@@ -144,7 +147,9 @@ int64_t World::computeStat(Handle a, Id stat, const TagBits *except) {
     return 0;
   uint32_t ai = indexOf(a);
   size_t slot = size_t(ai) * valueCount_ + stat;
-  if (!except && statEpoch_[slot] == epoch_)
+  StatCache kind = statCache_kind_[stat];
+  uint64_t stamp = kind == StatCache::Holder ? ac->epoch : epoch_;
+  if (!except && kind != StatCache::Never && statEpoch_[slot] == stamp)
     return statCache_[slot];
   const pack::Value &value = t_->values[stat];
   NumberFault fault = NumberFault::None;
@@ -268,7 +273,7 @@ int64_t World::computeStat(Handle a, Id stat, const TagBits *except) {
   v = rounded(stat, v);
   if (!except) {
     statCache_[slot] = v;
-    statEpoch_[slot] = epoch_;
+    statEpoch_[slot] = stamp;
   }
   return v;
 }
@@ -284,7 +289,107 @@ int64_t World::poolMost(Handle a, Id pool) {
 }
 
 int64_t World::clampPool(Handle a, Id pool, int64_t amount) {
-  return rounded(pool, std::clamp(amount, poolLeast(a, pool), std::max(poolLeast(a, pool), poolMost(a, pool))));
+  int64_t least = poolLeast(a, pool);
+  return rounded(pool, std::clamp(amount, least, std::max(least, poolMost(a, pool))));
+}
+
+namespace {
+using pack::Id;
+// What a body reads: only its holder's own stats, its own instance's stacks
+// and numbers (a stat reading these is cached by its holder's changes);
+// anything else of the world; or a var or a clock (never cached).
+enum class Reads : uint8_t { Holder, World, Volatile };
+Reads readsOf(const pack::Tables &t, Id expr) {
+  const pack::Expr &e = t.exprs[expr];
+  Reads r = Reads::Holder;
+  auto worst = [](Reads a, Reads b) { return a > b ? a : b; };
+  switch (e.op) {
+  case pack::ExprOp::Var:
+    return Reads::Volatile;
+  case pack::ExprOp::Fold:
+    return Reads::World;
+  case pack::ExprOp::Read: {
+    const pack::Read &rd = t.reads[e.imm];
+    bool onHolder = e.argCount > 0 && t.exprs[t.exprArgs[e.argsBegin]].op == pack::ExprOp::Local &&
+                    t.exprs[t.exprArgs[e.argsBegin]].imm == LEDGER_SLOT_HOLDER;
+    if (rd.op == pack::ReadOp::Value || rd.op == pack::ReadOp::ValueExcept)
+      r = onHolder && t.values[rd.a].kind == pack::ValueKind::Stat ? Reads::Holder : Reads::World;
+    else if (rd.op == pack::ReadOp::Curve || rd.op == pack::ReadOp::ArchetypeStat)
+      r = Reads::Holder;
+    else if (rd.op == pack::ReadOp::InstanceField &&
+             pack::InstanceField(rd.a) == pack::InstanceField::Stacks)
+      r = Reads::Holder;
+    else if (rd.op == pack::ReadOp::InstanceField)
+      return Reads::Volatile; // remaining, elapsed: its clock runs
+    else
+      r = Reads::World;
+    break;
+  }
+  default:
+    break;
+  }
+  for (Id k : {e.a, e.b, e.c})
+    if (k != kNoId)
+      r = worst(r, readsOf(t, k));
+  for (uint32_t i = 0; i < e.argCount; ++i)
+    r = worst(r, readsOf(t, t.exprArgs[e.argsBegin + i]));
+  return r;
+}
+
+// Whether a body reads any value at all.
+bool readsValues(const pack::Tables &t, Id body) {
+  if (body == kNoId || t.bodies[body].kind != pack::BodyKind::Formula)
+    return false;
+  std::vector<Id> stack{t.bodies[body].root};
+  while (!stack.empty()) {
+    const pack::Expr &e = t.exprs[stack.back()];
+    stack.pop_back();
+    if (e.op == pack::ExprOp::Read && t.reads[e.imm].op == pack::ReadOp::Value)
+      return true;
+    for (Id k : {e.a, e.b, e.c})
+      if (k != kNoId)
+        stack.push_back(k);
+    for (uint32_t i = 0; i < e.argCount; ++i)
+      stack.push_back(t.exprArgs[e.argsBegin + i]);
+  }
+  return false;
+}
+} // namespace
+
+// Each stat's cache, from what its base, bounds and terms read. Where any
+// stat is cached by the world, a stat reading stats is too: a stat of its
+// holder's may read one that reads the world.
+void World::classifyStats() {
+  std::vector<Reads> reads(valueCount_, Reads::Holder);
+  std::vector<std::vector<Id>> bodies(valueCount_);
+  for (Id v = 0; v < valueCount_; ++v)
+    bodies[v] = {t_->values[v].minBody, t_->values[v].maxBody};
+  for (const pack::ArchetypeValue &av : t_->archetypeValues)
+    if (av.value != kNoId && av.value < valueCount_)
+      bodies[av.value].push_back(av.body);
+  for (const pack::Modifier &m : t_->modifiers)
+    if (!m.captured)
+      for (Id v = 0; v < valueCount_; ++v)
+        if (std::find(covers_[v].begin(), covers_[v].end(), m.stat) != covers_[v].end())
+          bodies[v].push_back(m.amountBody);
+  bool anyWorld = false;
+  for (Id v = 0; v < valueCount_; ++v) {
+    for (Id b : bodies[v])
+      if (b != kNoId && t_->bodies[b].kind == pack::BodyKind::Formula)
+        reads[v] = std::max(reads[v], readsOf(*t_, t_->bodies[b].root));
+    anyWorld |= reads[v] != Reads::Holder;
+  }
+  if (anyWorld)
+    for (Id v = 0; v < valueCount_; ++v)
+      if (reads[v] == Reads::Holder)
+        for (Id b : bodies[v])
+          if (readsValues(*t_, b))
+            reads[v] = Reads::World;
+  statCache_kind_.resize(valueCount_);
+  for (Id v = 0; v < valueCount_; ++v)
+    statCache_kind_[v] = reads[v] == Reads::Holder ? StatCache::Holder
+                         : reads[v] == Reads::World ? StatCache::World
+                                                    : StatCache::Never;
 }
 
 // A pool now: its anchor's amount, the drift since in closed form, its
@@ -370,7 +475,6 @@ void World::schedulePoolBounds(Handle a) {
     const pack::Value &v = t_->values[p];
     if (v.regenStat == kNoId && v.refillEveryTicks <= 0)
       continue;
-    ++poolVersion_[i];
     int64_t amount = poolNow(a, p), least = poolLeast(a, p), most = poolMost(a, p);
     int64_t at = poolClock(a, p), due = -1;
     if (v.regenStat != kNoId && v.regenPerTicks > 0) {
@@ -385,10 +489,17 @@ void World::schedulePoolBounds(Handle a) {
       int64_t steps = (most - amount + v.refillAmount - 1) / v.refillAmount;
       due = (at / v.refillEveryTicks + steps) * v.refillEveryTicks;
     }
-    if (due < 0)
-      continue;
     int32_t clock = v.clockWorld || t_->timeStat == kNoId ? -1 : clockOfStat(t_->timeStat);
-    int64_t worldAt = clock < 0 ? actor(a)->madeAt * kOne + due : worldDue(a, clock, due);
+    int64_t worldAt = due < 0     ? -1
+                      : clock < 0 ? actor(a)->madeAt * kOne + due
+                                  : worldDue(a, clock, due);
+    // A crossing already due then stands; any other is replaced.
+    if (poolDue_[i] == worldAt)
+      continue;
+    ++poolVersion_[i];
+    poolDue_[i] = worldAt;
+    if (worldAt < 0)
+      continue;
     timers_.push_back({worldAt, 0, ++seq_, TimerKind::PoolBound, a, p, poolVersion_[i]});
     std::push_heap(timers_.begin(), timers_.end(), std::greater<>());
   }
@@ -399,6 +510,7 @@ void World::firePoolBound(const Timer &tm) {
   Id p = tm.rule;
   if (!alive(a) || poolVersion_[size_t(indexOf(a)) * valueCount_ + p] != tm.version)
     return;
+  poolDue_[size_t(indexOf(a)) * valueCount_ + p] = -1;
   beginMoment();
   uint32_t chain = ++chains_;
   int64_t amount = poolNow(a, p);

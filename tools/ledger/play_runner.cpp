@@ -229,7 +229,7 @@ private:
     const auto &j = world_->journal();
     for (size_t i = faultMark_; i < j.size(); ++i)
       if (j[i].fault && !faultMatched_.count(i))
-        throw Failure{lastStepLine_, "a fault no line expects: " + j[i].note};
+        throw Failure{lastStepLine_, "a fault no line expects: " + world_->journalNote(j[i].note)};
   }
 
   // A step: its faults since the last step must each have been expected.
@@ -416,7 +416,7 @@ private:
       if (want.size() >= 2 && want.front() == '"')
         want = want.substr(1, want.size() - 2);
       for (size_t i = faultMark_; i < j.size(); ++i)
-        if (j[i].fault && j[i].note.find(want) != std::string::npos) {
+        if (j[i].fault && world_->journalNote(j[i].note).find(want) != std::string::npos) {
           faultMatched_[i] = true;
           return;
         }

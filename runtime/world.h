@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -95,6 +96,8 @@ public:
   bool alive(Handle actor) const;
   bool exists(Handle actor) const;
   int64_t value(Handle actor, pack::Id value);
+  // A pool's maximum now, or a stat's max option; none where it has none.
+  std::optional<int64_t> maximum(Handle actor, pack::Id value);
   Handle linkOf(Handle actor, pack::Id link) const;
   bool hasPool(Handle actor, pack::Id pool) const;
   bool holds(Handle actor, pack::Id effect) const;

@@ -121,6 +121,14 @@ void World::candidates(const Event &e, std::vector<uint32_t> &out) {
   Handle seen[3] = {0, 0, 0};
   int n = 0;
   auto bySeq = [&](uint32_t a, uint32_t b) { return insts_[a].seq < insts_[b].seq; };
+  auto mergeRun = [&](size_t mid) {
+    if (mid == 0 || mid == out.size())
+      return;
+    Scratch<uint32_t> merged(scratchIds_);
+    merged->resize(out.size());
+    std::merge(out.begin(), out.begin() + mid, out.begin() + mid, out.end(), merged->begin(), bySeq);
+    out.swap(*merged);
+  };
   for (Handle a : {e.subject, e.source, e.credit}) {
     if (a == 0 || !actor(a) || std::find(seen, seen + n, a) != seen + n)
       continue;
@@ -129,8 +137,7 @@ void World::candidates(const Event &e, std::vector<uint32_t> &out) {
     for (uint32_t i : held_[indexOf(a)])
       if (hears_[insts_[i].effect] && !wideEffect_[insts_[i].effect])
         out.push_back(i);
-    if (mid > 0 && mid < out.size())
-      std::inplace_merge(out.begin(), out.begin() + mid, out.end(), bySeq);
+    mergeRun(mid);
   }
   size_t mid = out.size(), kept = 0;
   for (uint32_t i : wide_)
@@ -139,8 +146,7 @@ void World::candidates(const Event &e, std::vector<uint32_t> &out) {
       out.push_back(i);
     }
   wide_.resize(kept);
-  if (mid > 0 && mid < out.size())
-    std::inplace_merge(out.begin(), out.begin() + mid, out.end(), bySeq);
+  mergeRun(mid);
 }
 
 bool World::blocks(const Event &e) {

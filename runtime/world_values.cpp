@@ -527,6 +527,12 @@ void World::firePoolBound(const Timer &tm) {
   endMoment();
 }
 
+std::optional<int64_t> World::maximum(Handle a, Id v) {
+  if (!actor(a) || t_->values[v].maxBody == kNoId)
+    return std::nullopt;
+  return boundOf(a, t_->values[v].maxBody);
+}
+
 int64_t World::value(Handle a, Id v) {
   if (!actor(a))
     return 0;

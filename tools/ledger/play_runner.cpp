@@ -163,6 +163,15 @@ private:
     }
     return h;
   }
+  // PLAYED.VALUE (through links): the actor and the value.
+  std::pair<Handle, Id> valueOf(NodeId n, const std::string &path) {
+    for (size_t dot = path.find('.'); dot != std::string::npos; dot = path.find('.', dot + 1)) {
+      Id v = value(path.substr(dot + 1));
+      if (v != kNoId)
+        return {actorPath(n, path.substr(0, dot)), v};
+    }
+    fail(n, fmt::format("`{}` reads no stat or pool", path));
+  }
   // PLAYED.VALUE (through links): a number.
   int64_t valuePath(NodeId n, const std::string &path) {
     // The longest dotted tail naming a value (d.Resist.Magic.Fire), the rest
@@ -430,6 +439,22 @@ private:
         fail(n, fmt::format("expected {} {} {}, found {}", text(n, "value"), cmp, num(want), num(v)));
       return;
     }
+    case FormKind::ExpectMax: {
+      auto [h, v] = valueOf(n, text(n, "value"));
+      std::optional<int64_t> most = world_->maximum(h, v);
+      std::string cmp = text(n, "cmp");
+      int64_t want = number(n, "number");
+      if (!most)
+        fail(n, fmt::format("expected max {} {} {}, found it has no maximum", text(n, "value"), cmp, num(want)));
+      if (!compare(cmp, *most, want))
+        fail(n, fmt::format("expected max {} {} {}, found {}", text(n, "value"), cmp, num(want), num(*most)));
+      return;
+    }
+    case FormKind::ExpectAlready:
+      if (last_.refusal != rt::Refusal::AlreadyHas)
+        fail(n, fmt::format("expected already, found {}",
+                            last_.ok() ? std::string("done") : std::string("refused ") + rt::refusalName(last_.refusal)));
+      return;
     case FormKind::ExpectLink: {
       Handle a = actorPath(n, text(n, "value"));
       std::string other = text(n, "other");

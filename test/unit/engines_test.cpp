@@ -459,8 +459,8 @@ TEST_P(Engines, RandomBodiesAgree) {
                     << ", world " << world << " (seed " << seed << ")\n"
                     << "  result: reference " << want << ", compiled " << got << "\n"
                     << "  " << (diff.empty() ? "calls agree" : diff) << "\n"
-                    << "  reference " << wantState << "\n"
-                    << "  compiled  " << gotState;
+                    << (wantState == gotState ? "  locals and vars agree"
+                                              : "  reference " + wantState + "\n  compiled  " + gotState);
     }
   }
   EXPECT_EQ(mismatches, 0) << c.name << ": bodies x worlds that disagree";

@@ -172,6 +172,24 @@ Handle World::linkOf(Handle a, Id link) const {
   return links_[i];
 }
 
+void World::keepFrom(const World &replaced) {
+  size_t actors = std::min(actors_.size(), replaced.actors_.size());
+  for (size_t a = 0; a < actors; ++a) {
+    if (actors_[a].gen != replaced.actors_[a].gen || !replaced.actors_[a].live)
+      continue;
+    for (Id p = 0; p < valueCount_; ++p) {
+      size_t i = a * valueCount_ + p;
+      if (!t_->values[p].kept || !hasPool_[i] || !replaced.hasPool_[i])
+        continue;
+      pools_[i] = replaced.pools_[i];
+      poolAt_[i] = replaced.poolAt_[i];
+      poolMax_[i] = replaced.poolMax_[i];
+      ++actors_[a].epoch;
+    }
+  }
+  ++epoch_;
+}
+
 int64_t World::countOf(Id archetype) const {
   int64_t n = 0;
   for (const Actor &a : actors_)

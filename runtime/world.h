@@ -91,6 +91,9 @@ public:
   Outcome destroy(Handle actor);
   Outcome link(Handle actor, pack::Id link, Handle to); // actor 0: a global link
   void advance(int64_t ticks);
+  // A restore replacing `replaced`: what the content declares kept (a pool
+  // saying kept) carries over from it, for each actor in both.
+  void keepFrom(const World &replaced);
 
   // ---- reads ---------------------------------------------------------------
   bool alive(Handle actor) const;

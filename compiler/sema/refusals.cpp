@@ -903,10 +903,22 @@ private:
         if (w == "turns" || w == "turn")
           return true;
       }
+    // A name the line gives or reads (a save called turn) is no count of turns.
+    auto named = [&](uint32_t tok) {
+      for (uint32_t s = node(n).firstSlot; s < node(n).firstSlot + node(n).slotCount; ++s) {
+        const Slot &slot = tree_.slots[s];
+        bool names = slot.kind == SlotKind::Name || slot.kind == SlotKind::Names ||
+                     slot.kind == SlotKind::Path || slot.kind == SlotKind::Ref ||
+                     slot.kind == SlotKind::Refs || slot.kind == SlotKind::Text;
+        if (names && tok >= slot.begin && tok < slot.end)
+          return true;
+      }
+      return false;
+    };
     for (uint32_t i = node(n).begin; i < node(n).end; ++i) {
       std::string_view w = tree_.text(node(n).file, i);
       if ((w == "turns" || w == "turn") && tree_.token(node(n).file, i).kind == TokenKind::Name &&
-          node(n).kind != FormKind::Turn && node(n).kind != FormKind::EffectHolds)
+          node(n).kind != FormKind::Turn && node(n).kind != FormKind::EffectHolds && !named(i))
         return true;
     }
     return false;

@@ -369,13 +369,14 @@ private:
     }
     case FormKind::PlayRewind: {
       step(n);
-      if (tree_.hasFlag(n, "keeping"))
-        fail(n, "`rewind ... keeping` is not run by the engines yet");
       std::string name = tree_.slot(n, "name") ? text(n, "name") : lastSave_;
       auto it = saves_.find(name);
       if (it == saves_.end())
         fail(n, "there is no save to rewind to");
+      rt::World replaced = *world_;
       world_.emplace(it->second.first);
+      if (tree_.hasFlag(n, "keeping"))
+        world_->keepFrom(replaced);
       actors_ = it->second.second;
       lastSave_ = name;
       eventMark_ = faultMark_ = world_->journal().size();

@@ -298,7 +298,6 @@ struct Archetype {
   uint32_t basesBegin = 0, baseCount = 0; // into archetypeValues
   uint32_t withBegin = 0, withCount = 0;  // into archetypeValues
   uint32_t poolsBegin = 0, poolCount = 0; // pools it has, into idLists
-  TagSet fullPools = 0;                   // unused: full pools are flagged below
   uint32_t fullBegin = 0, fullCount = 0;  // into idLists
   uint32_t hasBegin = 0, hasCount = 0;    // into archetypeValues: effect, stacks
   uint32_t grantsBegin = 0, grantCount = 0; // into idLists
@@ -365,9 +364,7 @@ enum class ReadOp : uint8_t {
   InstanceField, // args: instance; a = InstanceField
   InstanceVar,  // args: instance; a = var index
   ArchetypeStat, // a = archetype, b = stat
-  StepResult,   // a = the step's result slot, b = StepResultKind
   TagOf,        // tag(ABILITY, TAG): args: ability; a = tag
-  ActorMember,  // args: actor; a = ActorMember
   Portion,      // a = tag: what the change in hand holds of a type
   FirstOf,      // a = query: the first a held(...) finds, a handle (0: none); its operands args
 };
@@ -375,7 +372,6 @@ enum class ReadOp : uint8_t {
 enum class EventField : uint8_t { Amount, Sent, Landed, Overflow, Before, After, X };
 enum class EventRole : uint8_t { Subject, Source, Credit, Target, Ability, Instance };
 enum class InstanceField : uint8_t { Stacks, Remaining, Elapsed, Source, Credit, Holder, Suspended };
-enum class StepResultKind : uint8_t { Done, Made, Merged, Refused, Refusal };
 
 struct Read {
   ReadOp op = ReadOp::Value;

@@ -38,7 +38,7 @@ auto fields(Cost &r) { return std::tie(r.pool, r.amountBody, r.link, r.upfront);
 auto fields(Requirement &r) { return std::tie(r.body, r.leftBody, r.rightBody, r.text); }
 auto fields(Ability &r) { return std::tie(r.name, r.tags, r.target, r.side, r.upTo, r.distinct, r.targetCount, r.targetHaving, r.targetUnless, r.withinBody, r.takesBegin, r.takeCount, r.requiresBegin, r.requireCount, r.costsBegin, r.costCount, r.cooldownEffect, r.steps, r.line); }
 auto fields(ArchetypeValue &r) { return std::tie(r.value, r.link, r.body); }
-auto fields(Archetype &r) { return std::tie(r.name, r.tags, r.basesBegin, r.baseCount, r.withBegin, r.withCount, r.poolsBegin, r.poolCount, r.fullPools, r.fullBegin, r.fullCount, r.hasBegin, r.hasCount, r.grantsBegin, r.grantCount, r.autosBegin, r.autoCount, r.givesBegin, r.giveCount); }
+auto fields(Archetype &r) { return std::tie(r.name, r.tags, r.basesBegin, r.baseCount, r.withBegin, r.withCount, r.poolsBegin, r.poolCount, r.fullBegin, r.fullCount, r.hasBegin, r.hasCount, r.grantsBegin, r.grantCount, r.autosBegin, r.autoCount, r.givesBegin, r.giveCount); }
 auto fields(Body &r) { return std::tie(r.kind, r.root, r.stepsBegin, r.stepsEnd, r.localCount, r.line, r.file); }
 auto fields(Expr &r) { return std::tie(r.op, r.a, r.b, r.c, r.imm, r.argsBegin, r.argCount); }
 auto fields(Fold &r) { return std::tie(r.kind, r.query, r.item); }

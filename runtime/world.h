@@ -243,8 +243,7 @@ public:
     int64_t event = -1;   // into events_, the event in hand
     uint32_t chain = 0;
     TagBits carried;
-    uint32_t propsFrom = 0; // the chain's props: events_[propsEvent]
-    int64_t propsEvent = -1;
+    int64_t propsEvent = -1; // the chain's props: events_[propsEvent]
     const std::vector<Handle> *targets = nullptr;
     bool before = false;  // a before rule's steps: changes act on the event in hand
     uint32_t portions = ~0u; // a before rule naming portions: the ones it acts on

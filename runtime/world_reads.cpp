@@ -239,9 +239,6 @@ int64_t World::apiRead(Frame &f, uint32_t readId, const int64_t *args) {
     query(f, t_->queries[r.a], args, found);
     return found.empty() ? 0 : found.front();
   }
-  case ReadOp::StepResult:
-  case ReadOp::ActorMember:
-    return 0;
   }
   return 0;
 }

@@ -382,7 +382,6 @@ void Lowerer::lowerEffectClause(Id id, NodeId c, std::vector<Rule> &rules,
 }
 
 void Lowerer::lowerEffect(Id id, const Decl &decl) {
-  owner_ = decl.node;
   // Vars first: every clause may read them.
   t_.effects[id].varsBegin = uint32_t(t_.vars.size());
   for (NodeId part : decl.parts)
@@ -511,7 +510,6 @@ void Lowerer::declareCooldowns() {
 }
 
 void Lowerer::lowerAbility(Id id, const Decl &decl) {
-  owner_ = decl.node;
   Ability &a0 = t_.abilities[id];
   a0.line = lineOf(decl.node);
   std::vector<NodeId> steps;
@@ -636,7 +634,6 @@ void Lowerer::lowerAbility(Id id, const Decl &decl) {
 }
 
 void Lowerer::lowerArchetype(Id id, const Decl &decl) {
-  owner_ = decl.node;
   std::vector<ArchetypeValue> bases, withs, has;
   std::vector<Id> pools, full, grants, gives;
   std::vector<pack::AutoGrant> autos;

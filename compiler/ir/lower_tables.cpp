@@ -312,7 +312,6 @@ void Lowerer::lowerValues() {
   for (Id id = 0; id < declared; ++id) {
     const Decl *decl = decls_.find(Namespace::Value, t_.names[t_.values[id].name]);
     NodeId n = decl->node;
-    owner_ = n;
     Value &v = t_.values[id];
     BodyScope scope;
     uint32_t file = tree_.nodes[n].file;

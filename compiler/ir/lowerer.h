@@ -154,8 +154,6 @@ private:
   std::map<std::vector<uint64_t>, pack::TagSet> sets_;
   std::map<uint32_t, uint32_t> fileIndex_; // a source file: its place in the tables' files
   std::vector<Id> portions_; // the portions line's tags
-  NodeId owner_ = kNone;     // the definition being lowered, for diagnostics
-  uint32_t file_ = 0;        // the file its body lines stand in
 };
 
 } // namespace ledger::ir

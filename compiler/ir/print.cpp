@@ -115,7 +115,7 @@ std::string Printer::expr(Id i) const {
                                 "has",    "has-handle",   "stacks", "highest-stacks",
                                 "count-effect", "count-tag", "event-field", "event-prop",
                                 "event-actor", "instance-field", "instance-var", "archetype-stat",
-                                "step-result", "tag-of", "actor-member", "portion", "first-of"};
+                                "tag-of", "portion", "first-of"};
   const pack::Expr &e = t_.exprs[i];
   switch (e.op) {
   case pack::ExprOp::Const:

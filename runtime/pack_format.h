@@ -245,6 +245,7 @@ struct Effect {
   TagSet exclusive = 0;
   uint32_t grantsBegin = 0, grantCount = 0;       // into idLists
   uint32_t autosBegin = 0, autoCount = 0;         // into autos: the grants it uses by itself
+  uint32_t grantVarsBegin = 0, grantVarCount = 0; // into idLists: `grants self.VAR`, its vars
   uint32_t blocksBegin = 0, blockCount = 0;       // into blocks
   uint32_t overridesBegin = 0, overrideCount = 0; // into linkOverrides
   uint32_t modifiersBegin = 0, modifierCount = 0; // into modifiers
@@ -370,7 +371,7 @@ enum class ReadOp : uint8_t {
 };
 
 enum class EventField : uint8_t { Amount, Sent, Landed, Overflow, Before, After, X };
-enum class EventRole : uint8_t { Subject, Source, Credit, Target, Ability, Instance };
+enum class EventRole : uint8_t { Subject, Source, Credit, Ability, Instance, Grant };
 enum class InstanceField : uint8_t { Stacks, Remaining, Elapsed, Source, Credit, Holder, Suspended };
 
 struct Read {

@@ -33,7 +33,7 @@ auto fields(Lasts &r) { return std::tie(r.kind, r.timeBody, r.oneAtATime, r.coun
 auto fields(Var &r) { return std::tie(r.name, r.kind, r.initBody); }
 auto fields(Block &r) { return std::tie(r.all, r.event, r.tags, r.unless, r.having, r.havingVar, r.byHolder, r.from); }
 auto fields(LinkOverride &r) { return std::tie(r.link, r.actorBody); }
-auto fields(Effect &r) { return std::tie(r.name, r.tags, r.isCooldown, r.varsBegin, r.varCount, r.stack, r.lasts, r.clock, r.clockStat, r.diesPool, r.diesEvent, r.fallsPool, r.fallsEvent, r.preventsDeath, r.suspendsAll, r.suspendsExcept, r.orderBody, r.exclusive, r.grantsBegin, r.grantCount, r.autosBegin, r.autoCount, r.blocksBegin, r.blockCount, r.overridesBegin, r.overrideCount, r.modifiersBegin, r.modifierCount, r.rulesBegin, r.ruleCount, r.line); }
+auto fields(Effect &r) { return std::tie(r.name, r.tags, r.isCooldown, r.varsBegin, r.varCount, r.stack, r.lasts, r.clock, r.clockStat, r.diesPool, r.diesEvent, r.fallsPool, r.fallsEvent, r.preventsDeath, r.suspendsAll, r.suspendsExcept, r.orderBody, r.exclusive, r.grantsBegin, r.grantCount, r.autosBegin, r.autoCount, r.grantVarsBegin, r.grantVarCount, r.blocksBegin, r.blockCount, r.overridesBegin, r.overrideCount, r.modifiersBegin, r.modifierCount, r.rulesBegin, r.ruleCount, r.line); }
 auto fields(Cost &r) { return std::tie(r.pool, r.amountBody, r.link, r.upfront); }
 auto fields(Requirement &r) { return std::tie(r.body, r.leftBody, r.rightBody, r.text); }
 auto fields(Ability &r) { return std::tie(r.name, r.tags, r.target, r.side, r.upTo, r.distinct, r.targetCount, r.targetHaving, r.targetUnless, r.withinBody, r.takesBegin, r.takeCount, r.requiresBegin, r.requireCount, r.costsBegin, r.costCount, r.cooldownEffect, r.steps, r.line); }
@@ -254,8 +254,12 @@ struct Check {
       in(k.tag, t.tags.size(), "tags");
       body(k.body);
     }
-    for (const Effect &e : t.effects)
+    for (const Effect &e : t.effects) {
       range(e.autosBegin, e.autoCount, t.autos.size(), "autos");
+      range(e.grantVarsBegin, e.grantVarCount, t.idLists.size(), "lists");
+      for (uint32_t g = 0; g < e.grantVarCount && e.grantVarsBegin + g < t.idLists.size(); ++g)
+        in(t.idLists[e.grantVarsBegin + g], e.varCount, "an effect's vars", false);
+    }
     for (const Archetype &a : t.archetypes)
       range(a.autosBegin, a.autoCount, t.autos.size(), "autos");
     for (const Var &v : t.vars)

@@ -76,8 +76,10 @@ public:
 
   // ---- the host's orders ---------------------------------------------------
   Handle make(pack::Id archetype, const std::vector<std::pair<pack::Id, Handle>> &links = {});
+  // An order; `usingEffect` names the grant: the newest instance of that
+  // effect the actor holds, refused NotGranted where it grants none.
   Outcome act(Handle actor, pack::Id ability, const std::vector<Handle> &targets,
-              const Given &given = {});
+              const Given &given = {}, pack::Id usingEffect = pack::kNoId);
   // Whether an order would be taken; with targetsNamed false, its target
   // clause isn't read (a host asking before the player aims).
   Outcome canAct(Handle actor, pack::Id ability, const std::vector<Handle> &targets,
@@ -222,6 +224,7 @@ private:
     uint32_t chain = 0;
     bool priced = false;
     bool made = false;   // an Apply that put on a new instance, not merged into one held // a cost's payment: its before rules priced it already
+    Handle grant = 0;    // the instance whose grant the chain's activation used
     Handle redirectTo = 0;
     Id redirectPool = pack::kNoId;
   };
@@ -343,13 +346,17 @@ private:
   void targetsOf(Frame &f, const pack::Action &a, const int64_t *args, std::vector<Handle> &out);
   void query(Frame &f, const pack::Query &q, const int64_t *args, std::vector<int64_t> &out);
   Outcome check(Handle actor, Id ability, const std::vector<Handle> &targets, bool forCast,
-                bool free, bool noCooldown, bool targetsNamed = true);
-  bool granted(Handle actor, Id ability);
+                bool free, bool noCooldown, bool targetsNamed = true,
+                Id usingEffect = pack::kNoId);
+  // Whether the actor may use the ability, and the instance granting it (0
+  // for its archetype's); with `using`, only that effect's newest instance.
+  bool granted(Handle actor, Id ability, Handle *grant = nullptr, Id usingEffect = pack::kNoId);
+  void inheritChain(Event &e, const Frame &f) const;
   void runAutos();
   bool tryAuto(Handle actor, const pack::AutoGrant &grant);
   Refusal castAbility(Frame *parent, Handle caster, Id ability, const std::vector<Handle> &targets,
                       const Given &given, bool free, bool noCooldown, pack::TagSet tagged,
-                      uint32_t chain);
+                      uint32_t chain, Handle grant = 0);
   Handle makeActor(Id archetype, Handle creator, const Given &withs, uint32_t chain);
   void destroyActor(Handle a, uint32_t chain);
   Refusal applyTo(Frame *f, Id effect, int64_t stacks, Handle to, Handle source, Handle credit,

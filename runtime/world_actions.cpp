@@ -25,6 +25,17 @@ void World::targetsOf(Frame &f, const pack::Action &a, const int64_t *args,
   out.assign(found.begin(), found.end());
 }
 
+// What an event takes from the chain it is raised in: its properties and the
+// grant its activation used.
+void World::inheritChain(Event &e, const Frame &f) const {
+  if (f.propsEvent < 0)
+    return;
+  const Event &pe = events_[size_t(f.propsEvent)];
+  e.propCount = pe.propCount;
+  std::copy(pe.props, pe.props + pe.propCount, e.props);
+  e.grant = pe.grant;
+}
+
 Refusal World::changePool(Frame *f, Id tag, Id pool, Handle to, Handle source, Handle credit,
                           const Portion *portions, uint32_t count, int64_t upTo, uint32_t chain,
                           const Given &props, bool priced) {
@@ -50,11 +61,7 @@ Refusal World::changePool(Frame *f, Id tag, Id pool, Handle to, Handle source, H
   if (f) {
     for (uint32_t w = 0; w < t_->tagWords; ++w)
       e.tags.w[w] |= f->carried.w[w];
-    if (f->propsEvent >= 0) {
-      const Event &pe = events_[size_t(f->propsEvent)];
-      e.propCount = pe.propCount;
-      std::copy(pe.props, pe.props + pe.propCount, e.props);
-    }
+    inheritChain(e, *f);
   }
   for (auto [prop, v] : props.values)
     if (e.propCount < kMaxProps)
@@ -98,11 +105,8 @@ Refusal World::applyTo(Frame *f, Id effect, int64_t stacks, Handle to, Handle so
   for (auto v : vars.values)
     givenVars_.push_back(v);
   e.varCount = uint32_t(vars.values.size());
-  if (f && f->propsEvent >= 0) {
-    const Event &pe = events_[size_t(f->propsEvent)];
-    e.propCount = pe.propCount;
-    std::copy(pe.props, pe.props + pe.propCount, e.props);
-  }
+  if (f)
+    inheritChain(e, *f);
   // The Apply carries its stacks as its amount: a before rule may change it.
   Refusal r = raiseEvent(ei);
   const Event &done = events_[ei];
@@ -160,11 +164,7 @@ Refusal World::raiseOn(Frame *f, Id event, Handle of, Handle by, pack::TagSet ta
   if (f) {
     for (uint32_t w = 0; w < t_->tagWords; ++w)
       e.tags.w[w] |= f->carried.w[w];
-    if (f->propsEvent >= 0) {
-      const Event &pe = events_[size_t(f->propsEvent)];
-      e.propCount = pe.propCount;
-      std::copy(pe.props, pe.props + pe.propCount, e.props);
-    }
+    inheritChain(e, *f);
   }
   return raiseEvent(ei);
 }
@@ -267,27 +267,34 @@ void World::destroyActor(Handle h, uint32_t chain) {
   ++epoch_;
 }
 
-bool World::granted(Handle a, Id ability) {
+bool World::granted(Handle a, Id ability, Handle *grant, Id usingEffect) {
   const Actor *ac = actor(a);
   if (!ac)
     return false;
-  const pack::Archetype &arch = t_->archetypes[ac->archetype];
-  bool suspended = false;
-  for (uint32_t i : held_[indexOf(a)])
-    if (t_->effects[insts_[i].effect].suspendsAll)
-      suspended = true;
-  if (!suspended)
-    for (uint32_t g = 0; g < arch.grantCount; ++g)
-      if (t_->idLists[arch.grantsBegin + g] == ability)
-        return true;
-  for (uint32_t i : held_[indexOf(a)]) {
-    if (!working(i))
+  // The newest working instance granting it, by name or by a var it holds.
+  const auto &list = held_[indexOf(a)];
+  for (auto it = list.rbegin(); it != list.rend(); ++it) {
+    uint32_t i = *it;
+    if (!working(i) || (usingEffect != kNoId && insts_[i].effect != usingEffect))
       continue;
     const pack::Effect &ef = t_->effects[insts_[i].effect];
-    for (uint32_t g = 0; g < ef.grantCount; ++g)
-      if (t_->idLists[ef.grantsBegin + g] == ability)
-        return true;
+    bool grants = false;
+    for (uint32_t g = 0; g < ef.grantCount && !grants; ++g)
+      grants = t_->idLists[ef.grantsBegin + g] == ability;
+    for (uint32_t g = 0; g < ef.grantVarCount && !grants; ++g)
+      grants = vars_[insts_[i].varsAt + t_->idLists[ef.grantVarsBegin + g]] == int64_t(ability) + 1;
+    if (grants) {
+      if (grant)
+        *grant = instanceHandle(i);
+      return true;
+    }
   }
+  if (usingEffect != kNoId || suspenders_[indexOf(a)] != 0)
+    return false;
+  const pack::Archetype &arch = t_->archetypes[ac->archetype];
+  for (uint32_t g = 0; g < arch.grantCount; ++g)
+    if (t_->idLists[arch.grantsBegin + g] == ability)
+      return true;
   return false;
 }
 

@@ -26,12 +26,12 @@ Outcome refused(Refusal r, std::string text = {}) {
 // its grant, what blocks it, its cooldown, its targets, its requirements,
 // then its costs, none of them moving anything.
 Outcome World::check(Handle a, Id ability, const std::vector<Handle> &targets, bool forCast,
-                     bool free, bool noCooldown, bool targetsNamed) {
+                     bool free, bool noCooldown, bool targetsNamed, Id usingEffect) {
   Actor *ac = actor(a);
   if (!ac || !ac->live || ac->fallen)
     return refused(Refusal::Gone);
   const pack::Ability &ab = t_->abilities[ability];
-  if (!forCast && !granted(a, ability))
+  if (!forCast && !granted(a, ability, nullptr, usingEffect))
     return refused(Refusal::NotGranted);
   // What it makes: an Activate carrying the ability's tags.
   {
@@ -155,7 +155,7 @@ Outcome World::check(Handle a, Id ability, const std::vector<Handle> &targets, b
 // raised, its steps run once, its cooldown put on its caster.
 Refusal World::castAbility(Frame *parent, Handle caster, Id ability,
                            const std::vector<Handle> &targets, const Given &given, bool free,
-                           bool noCooldown, pack::TagSet tagged, uint32_t chain) {
+                           bool noCooldown, pack::TagSet tagged, uint32_t chain, Handle grant) {
   const pack::Ability &ab = t_->abilities[ability];
   Frame cf{};
   cf.roots[LEDGER_SLOT_HOLDER] = caster;
@@ -183,11 +183,10 @@ Refusal World::castAbility(Frame *parent, Handle caster, Id ability,
     e.ability = ability;
     addTags(e.tags, ab.tags);
     addTags(e.tags, tagged);
-    if (parent && parent->propsEvent >= 0) {
-      const Event &pe = events_[size_t(parent->propsEvent)];
-      e.propCount = pe.propCount;
-      std::copy(pe.props, pe.props + pe.propCount, e.props);
-    }
+    if (parent)
+      inheritChain(e, *parent);
+    if (grant)
+      e.grant = grant;
     for (auto [prop, v] : given.values) {
       bool set = false;
       for (uint32_t p = 0; p < e.propCount; ++p)
@@ -340,7 +339,8 @@ Outcome World::canAct(Handle a, Id ability, const std::vector<Handle> &targets,
   return check(a, ability, targets, false, false, false, targetsNamed);
 }
 
-Outcome World::act(Handle a, Id ability, const std::vector<Handle> &targets, const Given &given) {
+Outcome World::act(Handle a, Id ability, const std::vector<Handle> &targets, const Given &given,
+                   Id usingEffect) {
   // A property the ability doesn't take is refused before anything moves.
   const pack::Ability &ab = t_->abilities[ability];
   for (auto [prop, v] : given.values) {
@@ -373,11 +373,13 @@ Outcome World::act(Handle a, Id ability, const std::vector<Handle> &targets, con
     if (p.kind == pack::PropKind::Tag && p.defaultValue == 0 && !given_)
       return refused(Refusal::BadProperty, std::string(t_->name(p.name)));
   }
-  Outcome o = check(a, ability, targets, false, false, false);
+  Outcome o = check(a, ability, targets, false, false, false, true, usingEffect);
   if (!o.ok())
     return o;
+  Handle grant = 0;
+  granted(a, ability, &grant, usingEffect);
   beginMoment();
-  Refusal r = castAbility(nullptr, a, ability, targets, given, false, false, 0, ++chains_);
+  Refusal r = castAbility(nullptr, a, ability, targets, given, false, false, 0, ++chains_, grant);
   endMoment();
   if (r != Refusal::None && r != Refusal::Prevented)
     return refused(r);

@@ -167,6 +167,8 @@ int64_t World::apiRead(Frame &f, uint32_t readId, const int64_t *args) {
       return e->ability == kNoId ? 0 : int64_t(e->ability) + 1;
     case pack::EventRole::Instance:
       return e->instance;
+    case pack::EventRole::Grant:
+      return e->grant;
     default:
       return e->subject;
     }

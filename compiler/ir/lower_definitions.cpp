@@ -192,7 +192,7 @@ void Lowerer::lowerRule(Id effect, NodeId c, RuleKind kind, std::vector<Rule> &r
 void Lowerer::lowerEffectClause(Id id, NodeId c, std::vector<Rule> &rules,
                                 std::vector<Modifier> &mods, std::vector<Block> &blocks,
                                 std::vector<LinkOverride> &overrides, std::vector<Id> &grants,
-                                std::vector<pack::AutoGrant> &autos) {
+                                std::vector<pack::AutoGrant> &autos, std::vector<Id> &grantVars) {
   Effect &e = t_.effects[id];
   BodyScope scope;
   scope.effect = id;
@@ -290,7 +290,11 @@ void Lowerer::lowerEffectClause(Id id, NodeId c, std::vector<Rule> &rules,
     break;
   case FormKind::EffectGrants:
     if (tree_.slot(c, "var")) {
-      notRunYet(c, "granting the ability a var holds");
+      std::string var = slotText(c, "var");
+      const Effect &self = t_.effects[id];
+      for (uint32_t v = 0; v < self.varCount; ++v)
+        if (t_.names[t_.vars[self.varsBegin + v].name] == var)
+          grantVars.push_back(v);
       break;
     }
     for (const std::string &a : listItems(c, "abilities"))
@@ -418,9 +422,10 @@ void Lowerer::lowerEffect(Id id, const Decl &decl) {
   std::vector<LinkOverride> overrides;
   std::vector<Id> grants;
   std::vector<pack::AutoGrant> autos;
+  std::vector<Id> grantVars;
   for (NodeId part : decl.parts)
     eachChild(part, [&](NodeId c) {
-      lowerEffectClause(id, c, rules, mods, blocks, overrides, grants, autos);
+      lowerEffectClause(id, c, rules, mods, blocks, overrides, grants, autos, grantVars);
     });
   Effect &e = t_.effects[id];
   e.line = lineOf(decl.node);
@@ -442,6 +447,9 @@ void Lowerer::lowerEffect(Id id, const Decl &decl) {
   e.autosBegin = uint32_t(t_.autos.size());
   e.autoCount = uint32_t(autos.size());
   t_.autos.insert(t_.autos.end(), autos.begin(), autos.end());
+  e.grantVarsBegin = uint32_t(t_.idLists.size());
+  e.grantVarCount = uint32_t(grantVars.size());
+  t_.idLists.insert(t_.idLists.end(), grantVars.begin(), grantVars.end());
   // Every effect that lasts a time carries Timed.
   if (e.lasts.kind == LastsKind::Time || e.lasts.timeBody != kNoId)
     e.tags = tagSetWith(e.tags, Id(BuiltinTag::Timed));

@@ -239,7 +239,7 @@ Lowered Lowerer::path(uint32_t file, uint32_t begin, uint32_t end, BodyScope &sc
         {"source", EventRole::Source}, {"credit", EventRole::Credit},
         {"target", EventRole::Subject}, {"subject", EventRole::Subject},
         {"ability", EventRole::Ability},
-        {"instance", EventRole::Instance}};
+        {"instance", EventRole::Instance}, {"grant", EventRole::Grant}};
     bool found = false;
     for (auto [word, field] : fields)
       if (f == word) {
@@ -253,9 +253,9 @@ Lowered Lowerer::path(uint32_t file, uint32_t begin, uint32_t end, BodyScope &sc
         Read r{ReadOp::EventActor};
         r.a = Id(role);
         cur = read(r, {},
-                   role == EventRole::Ability    ? Kind::Ability
-                   : role == EventRole::Instance ? Kind::Instance
-                                                 : Kind::Actor);
+                   role == EventRole::Ability                                     ? Kind::Ability
+                   : role == EventRole::Instance || role == EventRole::Grant ? Kind::Instance
+                                                                             : Kind::Actor);
         found = true;
       }
     if (!found) {

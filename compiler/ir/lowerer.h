@@ -97,7 +97,7 @@ private:
   void lowerEffectClause(Id id, NodeId c, std::vector<pack::Rule> &rules,
                          std::vector<pack::Modifier> &mods, std::vector<pack::Block> &blocks,
                          std::vector<pack::LinkOverride> &overrides, std::vector<Id> &grants,
-                         std::vector<pack::AutoGrant> &autos);
+                         std::vector<pack::AutoGrant> &autos, std::vector<Id> &grantVars);
   void lowerAbility(Id id, const Decl &decl);
   void autoGrants(NodeId c, std::vector<pack::AutoGrant> &autos);
   void lowerArchetype(Id id, const Decl &decl);

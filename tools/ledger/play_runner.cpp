@@ -278,14 +278,22 @@ private:
     }
     case FormKind::PlayAct: {
       step(n);
-      if (tree_.slot(n, "x") || tree_.slot(n, "dx") || tree_.slot(n, "using") || tree_.slot(n, "id") ||
+      if (tree_.slot(n, "x") || tree_.slot(n, "dx") || tree_.slot(n, "id") ||
           tree_.slot(n, "answering") || tree_.slot(n, "as") || tree_.slot(n, "projectile"))
-        fail(n, "this act's place, grant, id, choice or kept activation is not run by the engines yet");
+        fail(n, "this act's place, id, choice or kept activation is not run by the engines yet");
+      // using names the grant: an effect the caster holds (an item's gift
+      // comes with piles).
+      Id usingEffect = kNoId;
+      if (tree_.slot(n, "using")) {
+        usingEffect = effect(text(n, "using"));
+        if (usingEffect == kNoId)
+          fail(n, "`using` an item (piles) is not run by the engines yet");
+      }
       std::vector<Handle> targets;
       for (const Slot *s : tree_.slotsNamed(n, "targets"))
         targets.push_back(actorPath(n, std::string(tree_.span(tree_.nodes[n].file, s->begin, s->end))));
       order(n, world_->act(actorPath(n, text(n, "actor")), ability(text(n, "ability")), targets,
-                           given(n, false, kNoId)));
+                           given(n, false, kNoId), usingEffect));
       return;
     }
     case FormKind::PlayApply: {

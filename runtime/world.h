@@ -277,6 +277,7 @@ private:
   int64_t poolNow(Handle a, Id pool);
   void settlePools(Handle a);
   void touch(Handle a);
+  void touchPools(Handle a);
   int64_t poolClock(Handle a, Id pool) const;
   void schedulePoolBounds(Handle a);
   void firePoolBound(const Timer &tm);

@@ -444,13 +444,18 @@ void World::settlePools(Handle a) {
 }
 
 void World::touch(Handle a) {
+  touchPools(a);
+  if (Actor *ac = actor(a))
+    ++ac->epoch;
+}
+
+// A change to a pool alone: what its holder's other values read stands, so
+// only what reads the world is read afresh.
+void World::touchPools(Handle a) {
   settlePools(a);
   ++epoch_;
-  if (Actor *ac = actor(a)) {
-    ++ac->epoch;
-    if (std::find(touched_.begin(), touched_.end(), a) == touched_.end())
-      touched_.push_back(a);
-  }
+  if (actor(a) && std::find(touched_.begin(), touched_.end(), a) == touched_.end())
+    touched_.push_back(a);
 }
 
 // A pool's clock: its holder's time, or the world's pace with clock world;
@@ -545,7 +550,7 @@ int64_t World::value(Handle a, Id v) {
 // what it took and what its bound refused written on the event.
 void World::landOnPool(Event &e, Handle a) {
   size_t i = size_t(indexOf(a)) * valueCount_ + e.pool;
-  touch(a);
+  touchPools(a);
   int64_t before = pools_[i];
   NumberFault fault = NumberFault::None;
   int64_t amount = 0;

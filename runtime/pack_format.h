@@ -147,6 +147,7 @@ struct Rule {
   bool oncePerChain = false;
   bool creditHolder = false;
   Id whenBody = kNoId;   // a condition, or kNoId
+  Id matchBody = kNoId;  // its filter as a formula of the event in hand: 1 if it hears it
   Id steps = kNoId;      // a steps body
   Id intervalBody = kNoId; // Every: a duration formula (seconds)
   Id countBody = kNoId;  // Each: the stacks it spends
@@ -189,6 +190,7 @@ struct Lasts {
   bool oneAtATime = false;
   Id countBody = kNoId; // turns, or events the filter matches
   Filter countFilter;
+  Id countMatchBody = kNoId; // the filter as a formula of the event in hand
 };
 
 enum class ClockKind : uint8_t { Holder, World, Stat };
@@ -368,6 +370,12 @@ enum class ReadOp : uint8_t {
   TagOf,        // tag(ABILITY, TAG): args: ability; a = tag
   Portion,      // a = tag: what the change in hand holds of a type
   FirstOf,      // a = query: the first a held(...) finds, a handle (0: none); its operands args
+  // A filter's words, read of the event in hand:
+  EventKind,      // its kind's id + 1 (raw, compared with a constant)
+  EventPool,      // its pool's id + 1 (raw), 0 with none
+  EventTags,      // 1 if it carries every tag of `tags` (a = 0) or any (a = 1)
+  EventPrevented, // 1 if a before rule prevented it
+  Relation,       // args: who, holder; a = Who: 1 if who stands so to the holder
 };
 
 enum class EventField : uint8_t { Amount, Sent, Landed, Overflow, Before, After, X };

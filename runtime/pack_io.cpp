@@ -26,10 +26,10 @@ auto fields(Curve &r) { return std::tie(r.name, r.steps, r.pointsBegin, r.pointC
 auto fields(Point &r) { return std::tie(r.x, r.y); }
 auto fields(WhoClause &r) { return std::tie(r.who, r.body); }
 auto fields(Filter &r) { return std::tie(r.event, r.tag, r.any, r.pool, r.having, r.unless, r.prevented, r.of, r.by, r.credited, r.targeting); }
-auto fields(Rule &r) { return std::tie(r.kind, r.owner, r.index, r.filter, r.stage, r.oncePerChain, r.creditHolder, r.whenBody, r.steps, r.intervalBody, r.countBody, r.having, r.unless, r.line); }
+auto fields(Rule &r) { return std::tie(r.kind, r.owner, r.index, r.filter, r.stage, r.oncePerChain, r.creditHolder, r.whenBody, r.matchBody, r.steps, r.intervalBody, r.countBody, r.having, r.unless, r.line); }
 auto fields(Modifier &r) { return std::tie(r.stat, r.op, r.percent, r.flat, r.live, r.captured, r.category, r.amountBody); }
 auto fields(StackPolicy &r) { return std::tie(r.mode, r.full, r.perSource, r.isSigned, r.maxBody, r.strongerBody, r.keepUpTo, r.keepSaid); }
-auto fields(Lasts &r) { return std::tie(r.kind, r.timeBody, r.oneAtATime, r.countBody, r.countFilter); }
+auto fields(Lasts &r) { return std::tie(r.kind, r.timeBody, r.oneAtATime, r.countBody, r.countFilter, r.countMatchBody); }
 auto fields(Var &r) { return std::tie(r.name, r.kind, r.initBody); }
 auto fields(Block &r) { return std::tie(r.all, r.event, r.tags, r.unless, r.having, r.havingVar, r.byHolder, r.from); }
 auto fields(LinkOverride &r) { return std::tie(r.link, r.actorBody); }
@@ -236,6 +236,7 @@ struct Check {
       body(e.lasts.timeBody);
       body(e.lasts.countBody);
       filter(e.lasts.countFilter);
+      body(e.lasts.countMatchBody);
       in(e.clockStat, t.values.size(), "values");
       in(e.diesPool, t.values.size(), "values");
       in(e.diesEvent, t.events.size(), "events");
@@ -285,6 +286,7 @@ struct Check {
       filter(r.filter);
       in(r.stage, t.stages.size(), "stages");
       body(r.whenBody);
+      body(r.matchBody);
       body(r.steps);
       body(r.intervalBody);
       body(r.countBody);

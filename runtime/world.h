@@ -327,7 +327,7 @@ private:
   uint32_t newEvent(Id kind, Handle subject, Handle source, Handle credit, uint32_t chain);
   Refusal raiseEvent(uint32_t eventIndex);
   bool blocks(const Event &e);
-  bool matches(const pack::Filter &f, const Event &e, Handle holder, bool forBefore);
+  bool hearsKind(const pack::Filter &f, const Event &e) const;
   bool whoMatches(const pack::WhoClause &w, Handle who, Handle holder, uint32_t inst);
   bool allies(Handle a, Handle b) const;
   bool enemies(Handle a, Handle b) const;

@@ -93,22 +93,15 @@ bool World::whoMatches(const pack::WhoClause &w, Handle who, Handle holder, uint
   return false;
 }
 
-bool World::matches(const pack::Filter &f, const Event &e, Handle holder, bool) {
-  if (!f.any) {
-    if (f.event != kNoId && f.event != e.kind)
-      return false;
-    if (f.tag != kNoId && !((e.tags.w[f.tag / 64] >> (f.tag % 64)) & 1))
-      return false;
-  }
-  if (f.pool != kNoId && e.pool != f.pool)
+// The kernel's dispatch of an event to the rules that may hear it: by its
+// kind, or the tag that names it; the rest of a filter is its match body.
+bool World::hearsKind(const pack::Filter &f, const Event &e) const {
+  if (f.any)
+    return true;
+  if (f.event != kNoId && f.event != e.kind)
     return false;
-  if (f.having && !carriesAll(e.tags, f.having))
+  if (f.tag != kNoId && !((e.tags.w[f.tag / 64] >> (f.tag % 64)) & 1))
     return false;
-  if (f.unless && carriesAny(e.tags, f.unless))
-    return false;
-  if (f.prevented != e.prevented)
-    return false;
-  (void)holder;
   return true;
 }
 
@@ -204,16 +197,10 @@ void World::runBefore(uint32_t ei) {
       if (rule.kind != pack::RuleKind::Before)
         continue;
       const Event &e = events_[ei];
-      // Its having and unless are read as it runs: an earlier rule may have
-      // converted or added the portion they name.
-      pack::Filter loose = rule.filter;
-      loose.having = loose.unless = 0;
-      if (!matches(loose, e, in.holder, true))
-        continue;
-      if (!whoMatches(rule.filter.of, e.subject, in.holder, i) ||
-          !whoMatches(rule.filter.by, e.source, in.holder, i) ||
-          !whoMatches(rule.filter.credited, e.credit, in.holder, i) ||
-          rule.filter.targeting.who != pack::Who::Unsaid)
+      // The kernel's dispatch: the rules hearing this kind of event. The
+      // rule's own words are its match body, read as it runs: an earlier rule
+      // may have converted or added the portion its having names.
+      if (!hearsKind(rule.filter, e))
         continue;
       int64_t order = 0;
       if (ef.orderBody != kNoId) {
@@ -270,9 +257,9 @@ void World::runBefore(uint32_t ei) {
       if (mask == 0)
         continue;
       f.portions = mask;
-    } else if (!matches(rule.filter, e, insts_[entry.inst].holder, true)) {
-      continue;
     }
+    if (runBody(rule.matchBody, f) == 0)
+      continue;
     if (rule.whenBody != kNoId && runBody(rule.whenBody, f) == 0)
       continue;
     runSteps(rule.steps, f);
@@ -392,13 +379,10 @@ void World::queueAfter(uint32_t ei) {
       if (rule.kind != pack::RuleKind::After && rule.kind != pack::RuleKind::EndsOn &&
           rule.kind != pack::RuleKind::Each)
         continue;
-      const Event &e = events_[ei];
-      if (!matches(rule.filter, e, in.holder, false))
+      if (!hearsKind(rule.filter, events_[ei]))
         continue;
-      if (!whoMatches(rule.filter.of, e.subject, in.holder, i) ||
-          !whoMatches(rule.filter.by, e.source, in.holder, i) ||
-          !whoMatches(rule.filter.credited, e.credit, in.holder, i) ||
-          rule.filter.targeting.who != pack::Who::Unsaid)
+      Frame f = frameFor(i, ei, events_[ei].chain);
+      if (runBody(rule.matchBody, f) == 0)
         continue;
       Job job;
       job.kind = Job::Rule;
@@ -471,10 +455,10 @@ void World::countDown(uint32_t ei) {
     bool counts;
     if (in.countEvent != kNoId)
       counts = e.kind == in.countEvent && e.subject == in.holder;
-    else if (ef.lasts.kind == pack::LastsKind::Count)
-      counts = matches(ef.lasts.countFilter, e, in.holder, false) &&
-               whoMatches(ef.lasts.countFilter.of, e.subject, in.holder, i) &&
-               whoMatches(ef.lasts.countFilter.by, e.source, in.holder, i);
+    else if (ef.lasts.kind == pack::LastsKind::Count && hearsKind(ef.lasts.countFilter, e)) {
+      Frame f = frameFor(i, ei, e.chain);
+      counts = runBody(ef.lasts.countMatchBody, f) != 0;
+    }
     else
       counts = false;
     if (e.kind == Id(BuiltinEvent::Apply) && e.instance == instanceHandle(i))

@@ -236,6 +236,40 @@ int64_t World::apiRead(Frame &f, uint32_t readId, const int64_t *args) {
       s = e->amount;
     return s;
   }
+  case ReadOp::EventKind:
+    return e ? int64_t(e->kind) + 1 : 0;
+  case ReadOp::EventPool:
+    return e && e->pool != kNoId ? int64_t(e->pool) + 1 : 0;
+  case ReadOp::EventTags:
+    if (!e)
+      return 0;
+    return (r.a == 0 ? carriesAll(e->tags, r.tags) : carriesAny(e->tags, r.tags)) ? kOne : 0;
+  case ReadOp::EventPrevented:
+    return e && e->prevented ? kOne : 0;
+  case ReadOp::Relation: {
+    Handle who = args[0], holder = args[1];
+    bool yes = false;
+    switch (pack::Who(r.a)) {
+    case pack::Who::Anyone:
+      yes = who != 0;
+      break;
+    case pack::Who::Enemies:
+      yes = who != 0 && enemies(who, holder);
+      break;
+    case pack::Who::Allies:
+      yes = who != 0 && allies(who, holder);
+      break;
+    case pack::Who::OtherAllies:
+      yes = who != 0 && who != holder && allies(who, holder);
+      break;
+    case pack::Who::Others:
+      yes = who != 0 && who != holder;
+      break;
+    default:
+      break;
+    }
+    return yes ? kOne : 0;
+  }
   case ReadOp::FirstOf: {
     std::vector<int64_t> found;
     query(f, t_->queries[r.a], args, found);

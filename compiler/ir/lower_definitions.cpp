@@ -6,6 +6,7 @@
 #include "pack_abi.h"
 
 #include <algorithm>
+#include <tuple>
 
 namespace ledger::ir {
 
@@ -136,6 +137,94 @@ pack::Filter Lowerer::lowerFilter(NodeId part, BodyScope &scope) {
   return f;
 }
 
+// A filter's test of the event in hand: the kernel hears an event's
+// candidates (its subject's, source's and credit's rules, and those hearing
+// more) and each rule's own words decide, so both engines run them as bodies.
+Id Lowerer::whoTest(NodeId part, std::string_view label, const pack::WhoClause &w,
+                    pack::EventRole role, BodyScope &scope) {
+  Read actor{ReadOp::EventActor};
+  actor.a = Id(role);
+  Id who = read(actor, {}, Kind::Actor).expr;
+  switch (w.who) {
+  case Who::Unsaid:
+    return kNoId;
+  case Who::Holder: {
+    pack::Expr eq{pack::ExprOp::Eq};
+    eq.a = who;
+    eq.b = local(LEDGER_SLOT_HOLDER);
+    return addExpr(eq);
+  }
+  case Who::Actor: {
+    pack::Expr eq{pack::ExprOp::Eq};
+    eq.a = who;
+    eq.b = actorOf(tree_.slot(part, label)->value, "actor", scope).expr;
+    return addExpr(eq);
+  }
+  default: {
+    Read rel{ReadOp::Relation};
+    rel.a = Id(w.who);
+    return read(rel, {who, local(LEDGER_SLOT_HOLDER)}, Kind::Number).expr;
+  }
+  }
+}
+
+Id Lowerer::matchBody(const pack::Filter &f, NodeId part, BodyScope scope) {
+  uint32_t slots = scope.nextSlot;
+  scope.maxSlot = &slots;
+  std::vector<Id> tests;
+  auto eq = [&](Read r, int64_t value) {
+    pack::Expr e{pack::ExprOp::Eq};
+    e.a = read(r, {}, Kind::Number).expr;
+    e.b = constant(value);
+    return addExpr(e);
+  };
+  if (!f.any) {
+    if (f.event != kNoId)
+      tests.push_back(eq(Read{ReadOp::EventKind}, int64_t(f.event) + 1));
+    if (f.tag != kNoId) {
+      Read r{ReadOp::EventTags};
+      r.tags = tagSet({t_.names[t_.tags[f.tag].name]}, false);
+      tests.push_back(read(r, {}, Kind::Number).expr);
+    }
+  }
+  if (f.pool != kNoId)
+    tests.push_back(eq(Read{ReadOp::EventPool}, int64_t(f.pool) + 1));
+  if (f.having) {
+    Read r{ReadOp::EventTags};
+    r.tags = f.having;
+    tests.push_back(read(r, {}, Kind::Number).expr);
+  }
+  if (f.unless) {
+    Read r{ReadOp::EventTags};
+    r.a = 1;
+    r.tags = f.unless;
+    pack::Expr no{pack::ExprOp::Not};
+    no.a = read(r, {}, Kind::Number).expr;
+    tests.push_back(addExpr(no));
+  }
+  tests.push_back(eq(Read{ReadOp::EventPrevented}, f.prevented ? Fixed::kScale : 0));
+  for (auto [label, w, role] :
+       {std::tuple{"of", f.of, pack::EventRole::Subject}, std::tuple{"by", f.by, pack::EventRole::Source},
+        std::tuple{"credited", f.credited, pack::EventRole::Credit}})
+    if (Id t = whoTest(part, label, w, role, scope); t != kNoId)
+      tests.push_back(t);
+  Id all = tests.front();
+  for (size_t i = 1; i < tests.size(); ++i) {
+    pack::Expr both{pack::ExprOp::And};
+    both.a = all;
+    both.b = tests[i];
+    all = addExpr(both);
+  }
+  Body b;
+  b.kind = BodyKind::Formula;
+  b.root = all;
+  b.localCount = slots - LEDGER_SLOT_FIRST_LOCAL;
+  b.line = lineOf(part);
+  b.file = fileIndex_[tree_.files[tree_.nodes[part].file].file];
+  t_.bodies.push_back(b);
+  return Id(t_.bodies.size() - 1);
+}
+
 // Whether a modifier's amount reads beyond its holder's own values, so it is
 // worked out as the effect goes on and kept.
 bool Lowerer::readsBeyondHolder(Id id) const {
@@ -169,8 +258,10 @@ void Lowerer::lowerRule(Id effect, NodeId c, RuleKind kind, std::vector<Rule> &r
   r.owner = effect;
   r.line = lineOf(c);
   uint32_t file = tree_.nodes[c].file;
-  if (const Slot *f = tree_.slot(c, "filter"))
+  if (const Slot *f = tree_.slot(c, "filter")) {
     r.filter = lowerFilter(f->value, scope);
+    r.matchBody = matchBody(r.filter, f->value, scope);
+  }
   if (tree_.slot(c, "stage"))
     r.stage = find(stages_, slotText(c, "stage"));
   r.oncePerChain = tree_.hasFlag(c, "once per chain");
@@ -250,6 +341,7 @@ void Lowerer::lowerEffectClause(Id id, NodeId c, std::vector<Rule> &rules,
       l.kind = LastsKind::Count;
       l.countBody = formulaBody(file, tree_.slot(c, "count")->value, scope, line);
       l.countFilter = lowerFilter(tree_.slot(c, "filter")->value, scope);
+      l.countMatchBody = matchBody(l.countFilter, tree_.slot(c, "filter")->value, scope);
     }
     t_.effects[id].lasts = l;
     break;

@@ -102,6 +102,9 @@ private:
   void autoGrants(NodeId c, std::vector<pack::AutoGrant> &autos);
   void lowerArchetype(Id id, const Decl &decl);
   pack::Filter lowerFilter(NodeId filterPart, BodyScope &scope);
+  Id matchBody(const pack::Filter &f, NodeId filterPart, BodyScope scope);
+  Id whoTest(NodeId filterPart, std::string_view label, const pack::WhoClause &w,
+             pack::EventRole role, BodyScope &scope);
   pack::WhoClause lowerWho(NodeId n, std::string_view label, BodyScope &scope);
   void declareCooldowns();
   void lowerRule(Id effect, NodeId c, pack::RuleKind kind, std::vector<pack::Rule> &rules);

@@ -115,7 +115,8 @@ std::string Printer::expr(Id i) const {
                                 "has",    "has-handle",   "stacks", "highest-stacks",
                                 "count-effect", "count-tag", "event-field", "event-prop",
                                 "event-actor", "instance-field", "instance-var", "archetype-stat",
-                                "tag-of", "portion", "first-of"};
+                                "tag-of", "portion", "first-of", "event-kind", "event-pool",
+                                "event-tags", "event-prevented", "relation"};
   const pack::Expr &e = t_.exprs[i];
   switch (e.op) {
   case pack::ExprOp::Const:
@@ -152,8 +153,12 @@ std::string Printer::expr(Id i) const {
       what = std::to_string(r.a);
     if (r.tags)
       what += (what.empty() ? "" : " ") + tags(r.tags);
-    return fmt::format("({} {}{}{})", reads[size_t(r.op)], what, e.argCount ? " " : "",
-                       args(e.argsBegin, e.argCount));
+    std::string s = std::string("(") + reads[size_t(r.op)];
+    if (!what.empty())
+      s += " " + what;
+    if (e.argCount)
+      s += " " + args(e.argsBegin, e.argCount);
+    return s + ")";
   }
   case pack::ExprOp::Fold: {
     static const char *kinds[] = {"sum", "highest", "lowest", "count"};
@@ -258,6 +263,8 @@ std::string Printer::run() {
       if (rule.kind == RuleKind::Before || rule.kind == RuleKind::After ||
           rule.kind == RuleKind::EndsOn || rule.kind == RuleKind::Each)
         s += " " + filter(rule.filter);
+      if (rule.matchBody != kNoId)
+        s += " match " + id(rule.matchBody, "body");
       out_ += fmt::format("  rule{} {} steps {}\n", e.rulesBegin + r, s, id(rule.steps, "body"));
     }
   }

@@ -379,7 +379,9 @@ enum class ReadOp : uint8_t {
 };
 
 enum class EventField : uint8_t { Amount, Sent, Landed, Overflow, Before, After, X };
-enum class EventRole : uint8_t { Subject, Source, Credit, Ability, Instance, Grant };
+// Target: an activation's target; any other event's, its subject.
+// Targeted: the target the activation an event descends from named.
+enum class EventRole : uint8_t { Subject, Source, Credit, Ability, Instance, Grant, Target, Targeted };
 enum class InstanceField : uint8_t { Stacks, Remaining, Elapsed, Source, Credit, Holder, Suspended };
 
 struct Read {
@@ -478,6 +480,8 @@ enum ActionFlag : uint32_t {
   kRoundFloor = 1u << 17,
   kRoundRound = 1u << 18,
   kHasAs = 1u << 19,
+  kGranted = 1u << 20, // cast granted: the rule's effect's grants, having c's tags
+  kAgain = 1u << 21,   // cast event.ability again
 };
 } // namespace flags
 using namespace flags;

@@ -225,6 +225,8 @@ private:
     bool priced = false;
     bool made = false;   // an Apply that put on a new instance, not merged into one held // a cost's payment: its before rules priced it already
     Handle grant = 0;    // the instance whose grant the chain's activation used
+    Handle target = 0;   // Activate: the target its order named first
+    Handle targeted = 0; // the target of the activation it descends from
     Handle redirectTo = 0;
     Id redirectPool = pack::kNoId;
   };

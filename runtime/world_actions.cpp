@@ -34,6 +34,7 @@ void World::inheritChain(Event &e, const Frame &f) const {
   e.propCount = pe.propCount;
   std::copy(pe.props, pe.props + pe.propCount, e.props);
   e.grant = pe.grant;
+  e.targeted = pe.targeted;
 }
 
 Refusal World::changePool(Frame *f, Id tag, Id pool, Handle to, Handle source, Handle credit,
@@ -511,21 +512,60 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
     return LEDGER_GO;
   }
   case ActionOp::Cast: {
-    targetsOf(f, a, args, targets);
-    int64_t ability = args[k++];
-    Given g = withs(k);
+    // What it casts: an ability named, the rule's effect's grants, or the
+    // activation in hand again.
+    Scratch<int64_t> abilities(scratchHandles_);
+    Given g;
+    if (a.flags & kAgain) {
+      if (hand && hand->ability != kNoId) {
+        abilities->push_back(int64_t(hand->ability) + 1);
+        if (hand->target)
+          targets.push_back(hand->target);
+        for (uint32_t p = 0; p < hand->propCount; ++p)
+          if (hand->props[p].first == kNoId)
+            g.values.push_back(hand->props[p]);
+      }
+    } else if (a.flags & kGranted) {
+      targetsOf(f, a, args, targets);
+      const pack::Effect &ef = t_->effects[a.a];
+      for (uint32_t i = 0; i < ef.grantCount; ++i) {
+        Id ab = t_->idLists[ef.grantsBegin + i];
+        TagBits tb;
+        addTags(tb, t_->abilities[ab].tags);
+        if (!a.c || carriesAll(tb, a.c))
+          abilities->push_back(int64_t(ab) + 1);
+      }
+      g = withs(k);
+    } else {
+      targetsOf(f, a, args, targets);
+      abilities->push_back(args[k++]);
+      g = withs(k);
+    }
     uint32_t done = 0, refused = 0;
-    if (ability > 0 && size_t(ability) <= t_->abilities.size()) {
+    for (int64_t ability : *abilities) {
+      if (ability <= 0 || size_t(ability) > t_->abilities.size())
+        continue;
       Id ab = Id(ability - 1);
-      Outcome o = check(holder, ab, targets, true, a.flags & kFree, a.flags & kNoCooldown);
-      Refusal r = o.ok() ? castAbility(&f, holder, ab, targets, g, a.flags & kFree,
-                                       a.flags & kNoCooldown, a.tags, f.chain)
-                         : o.refusal;
-      if (r == Refusal::None)
-        ++done;
+      // Once at each target for an ability taking one; once, whatever at
+      // names, for one taking none or a list.
+      std::vector<std::vector<Handle>> casts;
+      if (t_->abilities[ab].target == pack::TargetKind::One && !targets.empty())
+        for (Handle t : targets)
+          casts.push_back({t});
       else
-        ++refused;
-      ++byReason[uint32_t(r)];
+        casts.push_back(t_->abilities[ab].target == pack::TargetKind::Many ? targets
+                                                                            : std::vector<Handle>{});
+      for (const std::vector<Handle> &at : casts) {
+        Outcome o = check(holder, ab, at, true, a.flags & kFree, a.flags & kNoCooldown);
+        Refusal r = o.ok() ? castAbility(&f, holder, ab, at, g, a.flags & kFree,
+                                         a.flags & kNoCooldown, a.tags, f.chain)
+                           : o.refusal;
+        if (r == Refusal::None)
+          ++done;
+        else
+          ++refused;
+        ++byReason[uint32_t(r)];
+      }
     }
     results(done, 0, 0, refused);
     return LEDGER_GO;

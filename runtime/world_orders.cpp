@@ -181,6 +181,8 @@ Refusal World::castAbility(Frame *parent, Handle caster, Id ability,
   {
     Event &e = events_[ei];
     e.ability = ability;
+    e.target = targets.empty() ? 0 : targets[0];
+    e.targeted = e.target;
     addTags(e.tags, ab.tags);
     addTags(e.tags, tagged);
     if (parent)

@@ -169,6 +169,10 @@ int64_t World::apiRead(Frame &f, uint32_t readId, const int64_t *args) {
       return e->instance;
     case pack::EventRole::Grant:
       return e->grant;
+    case pack::EventRole::Target:
+      return e->target ? e->target : e->subject;
+    case pack::EventRole::Targeted:
+      return e->targeted;
     default:
       return e->subject;
     }

@@ -205,7 +205,8 @@ Id Lowerer::matchBody(const pack::Filter &f, NodeId part, BodyScope scope) {
   tests.push_back(eq(Read{ReadOp::EventPrevented}, f.prevented ? Fixed::kScale : 0));
   for (auto [label, w, role] :
        {std::tuple{"of", f.of, pack::EventRole::Subject}, std::tuple{"by", f.by, pack::EventRole::Source},
-        std::tuple{"credited", f.credited, pack::EventRole::Credit}})
+        std::tuple{"credited", f.credited, pack::EventRole::Credit},
+        std::tuple{"targeting", f.targeting, pack::EventRole::Targeted}})
     if (Id t = whoTest(part, label, w, role, scope); t != kNoId)
       tests.push_back(t);
   Id all = tests.front();

@@ -237,7 +237,7 @@ Lowered Lowerer::path(uint32_t file, uint32_t begin, uint32_t end, BodyScope &sc
         {"before", EventField::Before}, {"after", EventField::After}};
     static const std::pair<std::string_view, EventRole> roles[] = {
         {"source", EventRole::Source}, {"credit", EventRole::Credit},
-        {"target", EventRole::Subject}, {"subject", EventRole::Subject},
+        {"target", EventRole::Target}, {"subject", EventRole::Subject},
         {"ability", EventRole::Ability},
         {"instance", EventRole::Instance}, {"grant", EventRole::Grant}};
     bool found = false;

@@ -436,13 +436,19 @@ void Lowerer::lowerStep(NodeId n, Step &step, BodyScope &scope) {
     break;
   case FormKind::StepCast: {
     a.op = ActionOp::Cast;
-    if (!tree_.slot(n, "ability")) {
-      notRunYet(n, "`cast granted` and `cast event.ability again`");
-      break;
+    if (tree_.slot(n, "again")) {
+      // The activation heard, once more: its ability, target and X.
+      a.flags |= kAgain;
+    } else if (tree_.slot(n, "granted")) {
+      a.flags |= kGranted;
+      a.a = scope.effect;
+      a.c = tagsOf(n, "tags", false);
+      targets(n, "at", a, args, scope, false);
+    } else {
+      Lowered ab = actorOf(n, "ability", scope);
+      targets(n, "at", a, args, scope, false);
+      args.push_back(ab.expr);
     }
-    Lowered ab = actorOf(n, "ability", scope);
-    targets(n, "at", a, args, scope, false);
-    args.push_back(ab.expr);
     if (tree_.hasFlag(n, "free"))
       a.flags |= kFree;
     if (tree_.hasFlag(n, "nocooldown"))

@@ -144,7 +144,7 @@ std::string Printer::expr(Id i) const {
       static const char *fields[] = {"amount", "sent", "landed", "overflow", "before", "after", "X"};
       what = fields[r.a];
     } else if (r.op == ReadOp::EventActor) {
-      static const char *roles[] = {"subject", "source", "credit", "ability", "instance", "grant"};
+      static const char *roles[] = {"subject", "source", "credit", "ability", "instance", "grant", "target", "targeted"};
       what = roles[r.a];
     } else if (r.op == ReadOp::InstanceField) {
       static const char *fields[] = {"stacks", "remaining", "elapsed", "source", "credit", "holder", "suspended"};

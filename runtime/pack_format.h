@@ -213,7 +213,7 @@ struct Block {
 };
 
 // An ability its holder uses by itself, ranking targets by its keys.
-enum class SortKeyKind : uint8_t { Tag, Highest, Lowest };
+enum class SortKeyKind : uint8_t { Tag, Highest, Lowest, Newest, Oldest };
 struct SortKey {
   SortKeyKind kind = SortKeyKind::Highest;
   Id tag = kNoId;   // Tag: its holders first
@@ -409,9 +409,7 @@ struct Query {
   bool hasCount = false; // args: [count] then [of / from]
   bool hasOf = false;
   Id effect = kNoId;     // Held: only instances of this effect (kNoId: any)
-  Id orderBody = kNoId;  // Held: by highest/lowest F (sign in orderDescending)
-  bool orderDescending = false;
-  bool newestFirst = false;
+  uint32_t keysBegin = 0, keyCount = 0; // Held: by ORDER, into sortKeys (oldest first unsaid)
   bool hasFrom = false;  // Held: from ACTOR
 };
 

@@ -43,7 +43,7 @@ auto fields(Body &r) { return std::tie(r.kind, r.root, r.stepsBegin, r.stepsEnd,
 auto fields(Expr &r) { return std::tie(r.op, r.a, r.b, r.c, r.imm, r.argsBegin, r.argCount); }
 auto fields(Fold &r) { return std::tie(r.kind, r.query, r.item); }
 auto fields(Read &r) { return std::tie(r.op, r.a, r.b, r.tags); }
-auto fields(Query &r) { return std::tie(r.kind, r.quantifier, r.subject, r.having, r.unless, r.whenBody, r.hasCount, r.hasOf, r.effect, r.orderBody, r.orderDescending, r.newestFirst, r.hasFrom); }
+auto fields(Query &r) { return std::tie(r.kind, r.quantifier, r.subject, r.having, r.unless, r.whenBody, r.hasCount, r.hasOf, r.effect, r.keysBegin, r.keyCount, r.hasFrom); }
 auto fields(Step &r) { return std::tie(r.op, r.info, r.argsBegin, r.argCount, r.bodyBegin, r.bodyEnd, r.elseBegin, r.elseEnd, r.slot, r.line); }
 auto fields(Action &r) { return std::tie(r.op, r.a, r.b, r.c, r.listBegin, r.listCount, r.tags, r.query, r.queryArgCount, r.withBegin, r.withCount, r.flags, r.resultSlot, r.line); }
 auto fields(SortKey &r) { return std::tie(r.kind, r.tag, r.body); }
@@ -355,7 +355,7 @@ struct Check {
       tagSet(q.having);
       tagSet(q.unless);
       body(q.whenBody);
-      body(q.orderBody);
+      range(q.keysBegin, q.keyCount, t.sortKeys.size(), "sort keys");
       in(q.effect, t.effects.size(), "effects");
     }
     for (const Step &s : t.steps) {

@@ -166,6 +166,12 @@ bool World::blocks(const Event &e) {
           continue;
         if (blk.having && !carriesAll(activating, blk.having))
           continue;
+        // having self.VAR: the tag the blocking instance's var holds.
+        if (blk.havingVar != kNoId) {
+          int64_t tag = vars_[insts_[i].varsAt + blk.havingVar];
+          if (tag <= 0 || !((activating.w[(tag - 1) / 64] >> ((tag - 1) % 64)) & 1))
+            continue;
+        }
         if (!whoMatches(blk.from, e.source, who, i))
           continue;
         return true;

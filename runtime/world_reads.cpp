@@ -358,9 +358,35 @@ void World::query(Frame &f, const pack::Query &q, const int64_t *args, std::vect
     if (!alive(a))
       return;
     Handle from = q.hasFrom ? args[1] : 0;
-    std::vector<uint32_t> list = held_[indexOf(a)];
-    if (q.newestFirst)
-      std::reverse(list.begin(), list.end());
+    std::vector<uint32_t> list = held_[indexOf(a)]; // oldest first
+    if (q.keyCount) {
+      // Each key in turn; ties keep the order they went on in.
+      std::vector<std::pair<std::vector<int64_t>, uint32_t>> ranked;
+      int64_t saved = f.c.locals ? f.c.locals[LEDGER_SLOT_IT] : 0;
+      for (uint32_t i : list) {
+        std::vector<int64_t> rank;
+        for (uint32_t k = 0; k < q.keyCount; ++k) {
+          const pack::SortKey &key = t_->sortKeys[q.keysBegin + k];
+          if (key.kind == pack::SortKeyKind::Newest || key.kind == pack::SortKeyKind::Oldest) {
+            int64_t seq = int64_t(insts_[i].seq);
+            rank.push_back(key.kind == pack::SortKeyKind::Newest ? -seq : seq);
+            continue;
+          }
+          prepare(f);
+          f.c.locals[LEDGER_SLOT_IT] = instanceHandle(i);
+          int64_t v = pack_->formula(key.body, &f.c);
+          rank.push_back(key.kind == pack::SortKeyKind::Highest ? -v : v);
+        }
+        ranked.push_back({std::move(rank), i});
+      }
+      if (f.c.locals)
+        f.c.locals[LEDGER_SLOT_IT] = saved;
+      std::sort(ranked.begin(), ranked.end(), [&](const auto &x, const auto &y) {
+        return x.first != y.first ? x.first < y.first : insts_[x.second].seq < insts_[y.second].seq;
+      });
+      for (size_t k = 0; k < ranked.size(); ++k)
+        list[k] = ranked[k].second;
+    }
     int64_t saved = f.c.locals ? f.c.locals[LEDGER_SLOT_IT] : 0;
     for (uint32_t i : list) {
       const Instance &in = insts_[i];

@@ -407,8 +407,13 @@ void Lowerer::lowerEffectClause(Id id, NodeId c, std::vector<Rule> &rules,
     }
     b.unless = tagsOf(c, "unless", false);
     b.having = tagsOf(c, "having", false);
-    if (tree_.slot(c, "var"))
-      notRunYet(c, "`blocks ... having self.VAR`");
+    if (tree_.slot(c, "var")) {
+      std::string var = slotText(c, "var");
+      const Effect &self = t_.effects[id];
+      for (uint32_t v = 0; v < self.varCount; ++v)
+        if (t_.names[t_.vars[self.varsBegin + v].name] == var)
+          b.havingVar = v;
+    }
     b.byHolder = tree_.hasFlag(c, "by holder");
     b.from = lowerWho(c, "from", scope);
     blocks.push_back(b);

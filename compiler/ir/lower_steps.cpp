@@ -146,13 +146,29 @@ Id Lowerer::heldQuery(NodeId held, BodyScope &scope, std::vector<Id> &args) {
     inner.itIsInstance = true;
     q.whenBody = formulaBody(file, w->value, inner, lineOf(held));
   }
+  // by ORDER: its keys in turn, each formula read of each instance as it.
+  q.keysBegin = uint32_t(t_.sortKeys.size());
   if (const Slot *o = tree_.slot(held, "order")) {
     NodeId order = o->value;
-    if (tree_.hasFlag(order, "newest"))
-      q.newestFirst = true;
-    else if (!tree_.hasFlag(order, "oldest"))
-      notRunYet(order, "ordering held(...) by a formula");
+    const Node &on = tree_.nodes[order];
+    BodyScope inner = scope;
+    inner.itIsInstance = true;
+    for (uint32_t s = on.firstSlot; s < on.firstSlot + on.slotCount; ++s) {
+      const Slot &slot = tree_.slots[s];
+      std::string_view label = labelText(slot.label);
+      pack::SortKey key;
+      if (label == "highest" || label == "lowest") {
+        key.kind = label == "highest" ? pack::SortKeyKind::Highest : pack::SortKeyKind::Lowest;
+        key.body = formulaBody(file, slot.value, inner, lineOf(order));
+      } else if (label == "newest" || label == "oldest") {
+        key.kind = label == "newest" ? pack::SortKeyKind::Newest : pack::SortKeyKind::Oldest;
+      } else {
+        continue;
+      }
+      t_.sortKeys.push_back(key);
+    }
   }
+  q.keyCount = uint32_t(t_.sortKeys.size()) - q.keysBegin;
   t_.queries.push_back(q);
   return Id(t_.queries.size() - 1);
 }

@@ -283,8 +283,15 @@ void World::dieOrFall(uint32_t ei) {
     const pack::Effect &ef = t_->effects[insts_[i].effect];
     if (ef.diesPool == e.pool) {
       if (ef.diesEvent != kNoId) {
+        // Its hearers see it whole; the destroy follows as their after phase
+        // ends, or at once where nothing hears it.
+        size_t queued = jobs_.size();
         uint32_t d = newEvent(ef.diesEvent, a, e.source, e.credit, e.chain);
         raiseEvent(d);
+        if (jobs_.size() == queued) {
+          destroyActor(a, e.chain);
+          return;
+        }
         Job job;
         job.kind = Job::Destroy;
         job.actor = a;

@@ -263,8 +263,6 @@ private:
       return;
     case FormKind::PlayMake: {
       step(n);
-      if (tree_.slot(n, "x"))
-        fail(n, "placing an actor (the space) is not run by the engines yet");
       Id arch = archetype(text(n, "archetype"));
       std::vector<std::pair<Id, Handle>> links;
       for (const Slot *s : tree_.slotsNamed(n, "assign")) {
@@ -273,7 +271,11 @@ private:
           fail(n, fmt::format("`{}` is no link", text(s->value, "name")));
         links.push_back({l, actorPath(n, text(s->value, "value"))});
       }
-      actors_[text(n, "name")] = world_->make(arch, links);
+      Handle made = world_->make(arch, links);
+      actors_[text(n, "name")] = made;
+      // The play's plane, the host's space: one number is N 0.
+      if (tree_.slot(n, "x"))
+        places_[made] = {number(n, "x"), tree_.slot(n, "y") ? number(n, "y") : 0};
       return;
     }
     case FormKind::PlayAct: {
@@ -371,7 +373,7 @@ private:
     }
     case FormKind::PlaySave: {
       step(n);
-      saves_.insert_or_assign(text(n, "name"), std::make_pair(*world_, actors_));
+      saves_.insert_or_assign(text(n, "name"), Saved{*world_, actors_, places_});
       lastSave_ = text(n, "name");
       return;
     }
@@ -382,10 +384,11 @@ private:
       if (it == saves_.end())
         fail(n, "there is no save to rewind to");
       rt::World replaced = *world_;
-      world_.emplace(it->second.first);
+      world_.emplace(it->second.world);
       if (tree_.hasFlag(n, "keeping"))
         world_->keepFrom(replaced);
-      actors_ = it->second.second;
+      actors_ = it->second.actors;
+      places_ = it->second.places;
       lastSave_ = name;
       eventMark_ = faultMark_ = world_->journal().size();
       return;
@@ -457,6 +460,37 @@ private:
         fail(n, fmt::format("expected max {} {} {}, found it has no maximum", text(n, "value"), cmp, num(want)));
       if (!compare(cmp, *most, want))
         fail(n, fmt::format("expected max {} {} {}, found {}", text(n, "value"), cmp, num(want), num(*most)));
+      return;
+    }
+    case FormKind::ExpectAt: {
+      Handle a = actorPath(n, text(n, "actor"));
+      std::pair<int64_t, int64_t> want{number(n, "x"), tree_.slot(n, "y") ? number(n, "y") : 0};
+      auto it = places_.find(a);
+      if (it == places_.end())
+        fail(n, fmt::format("expected {} at {} {}, found it on no place", text(n, "actor"),
+                            num(want.first), num(want.second)));
+      if (it->second != want)
+        fail(n, fmt::format("expected {} at {} {}, found it at {} {}", text(n, "actor"),
+                            num(want.first), num(want.second), num(it->second.first),
+                            num(it->second.second)));
+      return;
+    }
+    case FormKind::ExpectDistance: {
+      Handle a = actorPath(n, text(n, "actor")), b = actorPath(n, text(n, "other"));
+      auto pa = places_.find(a), pb = places_.find(b);
+      // The plane's distance, exact to the millionth as root() is; -1 where
+      // either has no place.
+      int64_t d = -rt::kOne;
+      if (pa != places_.end() && pb != places_.end()) {
+        rt::NumberFault fault = rt::NumberFault::None;
+        int64_t dx = rt::sub(pa->second.first, pb->second.first, fault);
+        int64_t dy = rt::sub(pa->second.second, pb->second.second, fault);
+        d = rt::root(rt::add(rt::mul(dx, dx, fault), rt::mul(dy, dy, fault), fault), 2, fault);
+      }
+      std::string cmp = text(n, "cmp");
+      if (!compare(cmp, d, number(n, "number")))
+        fail(n, fmt::format("expected distance {} {} {}, found {}", cmp, num(number(n, "number")),
+                            text(n, "actor") + " " + text(n, "other"), num(d)));
       return;
     }
     case FormKind::ExpectAlready:
@@ -657,7 +691,14 @@ private:
   const pack::Tables &t_;
   std::optional<rt::World> world_;
   std::map<std::string, Handle> actors_;
-  std::map<std::string, std::pair<rt::World, std::map<std::string, Handle>>> saves_;
+  std::map<Handle, std::pair<int64_t, int64_t>> places_; // the play's plane
+  // A save: the world, the play's names and its plane, put back together.
+  struct Saved {
+    rt::World world;
+    std::map<std::string, Handle> actors;
+    std::map<Handle, std::pair<int64_t, int64_t>> places;
+  };
+  std::map<std::string, Saved> saves_;
   std::string lastSave_;
   rt::Outcome last_;
   size_t eventMark_ = 0, faultMark_ = 0;

@@ -148,9 +148,9 @@ bool World::blocks(const Event &e) {
     if (who == 0 || !alive(who))
       continue;
     for (uint32_t i : held_[indexOf(who)]) {
-      if (!working(i))
-        continue;
       const pack::Effect &ef = t_->effects[insts_[i].effect];
+      if (ef.blockCount == 0 || !working(i))
+        continue;
       for (uint32_t b = 0; b < ef.blockCount; ++b) {
         const pack::Block &blk = t_->blocks[ef.blocksBegin + b];
         // by holder: what it makes; else what reaches it.

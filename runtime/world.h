@@ -354,6 +354,7 @@ private:
   // Whether the actor may use the ability, and the instance granting it (0
   // for its archetype's); with `using`, only that effect's newest instance.
   bool granted(Handle actor, Id ability, Handle *grant = nullptr, Id usingEffect = pack::kNoId);
+  Outcome checkProps(Id ability, const Given &given, bool order) const;
   void inheritChain(Event &e, const Frame &f) const;
   void runAutos();
   bool tryAuto(Handle actor, const pack::AutoGrant &grant);

@@ -556,7 +556,9 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
         casts.push_back(t_->abilities[ab].target == pack::TargetKind::Many ? targets
                                                                             : std::vector<Handle>{});
       for (const std::vector<Handle> &at : casts) {
-        Outcome o = check(holder, ab, at, true, a.flags & kFree, a.flags & kNoCooldown);
+        Outcome o = (a.flags & kAgain) ? Outcome{} : checkProps(ab, g, false);
+        if (o.ok())
+          o = check(holder, ab, at, true, a.flags & kFree, a.flags & kNoCooldown);
         Refusal r = o.ok() ? castAbility(&f, holder, ab, at, g, a.flags & kFree,
                                          a.flags & kNoCooldown, a.tags, f.chain)
                            : o.refusal;

@@ -341,9 +341,11 @@ Outcome World::canAct(Handle a, Id ability, const std::vector<Handle> &targets,
   return check(a, ability, targets, false, false, false, targetsNamed);
 }
 
-Outcome World::act(Handle a, Id ability, const std::vector<Handle> &targets, const Given &given,
-                   Id usingEffect) {
-  // A property the ability doesn't take is refused before anything moves.
+// The properties an order or a cast's with carries: each one the ability
+// takes and within what its declaration allows, and a tag property with no
+// default given by an order (a cast's come down its chain); else BadProperty
+// before anything moves.
+Outcome World::checkProps(Id ability, const Given &given, bool order) const {
   const pack::Ability &ab = t_->abilities[ability];
   for (auto [prop, v] : given.values) {
     if (prop == kNoId)
@@ -367,7 +369,7 @@ Outcome World::act(Handle a, Id ability, const std::vector<Handle> &targets, con
     if (!takes || !fits)
       return refused(Refusal::BadProperty, std::string(t_->name(p.name)));
   }
-  for (uint32_t i = 0; i < ab.takeCount; ++i) {
+  for (uint32_t i = 0; order && i < ab.takeCount; ++i) {
     const pack::Prop &p = t_->props[t_->idLists[ab.takesBegin + i]];
     bool given_ = false;
     for (auto [prop, v] : given.values)
@@ -375,6 +377,13 @@ Outcome World::act(Handle a, Id ability, const std::vector<Handle> &targets, con
     if (p.kind == pack::PropKind::Tag && p.defaultValue == 0 && !given_)
       return refused(Refusal::BadProperty, std::string(t_->name(p.name)));
   }
+  return {};
+}
+
+Outcome World::act(Handle a, Id ability, const std::vector<Handle> &targets, const Given &given,
+                   Id usingEffect) {
+  if (Outcome o = checkProps(ability, given, true); !o.ok())
+    return o;
   Outcome o = check(a, ability, targets, false, false, false, true, usingEffect);
   if (!o.ok())
     return o;

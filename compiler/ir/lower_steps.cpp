@@ -654,9 +654,6 @@ uint32_t Lowerer::layOut(const std::vector<NodeId> &lines, BodyScope &scope) {
         step.elseEnd = bodyEndOf(step.elseBegin, elseKids);
       }
     }
-    // A steps body's names reach its deeper lines' slots too.
-    if (inner.nextSlot > scope.nextSlot && inner.maxSlot && *inner.maxSlot < inner.nextSlot)
-      *inner.maxSlot = inner.nextSlot;
     t_.steps[first + i] = step;
   }
   return first;

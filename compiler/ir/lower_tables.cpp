@@ -315,8 +315,7 @@ void Lowerer::lowerValues() {
     Value &v = t_.values[id];
     BodyScope scope;
     uint32_t file = tree_.nodes[n].file;
-    if (const Slot *w = tree_.slot(n, "whole")) {
-      (void)w;
+    if (tree_.slot(n, "whole")) {
       std::string r = slotText(n, "rounding");
       v.whole = r == "floor" ? Rounding::Floor
                 : r == "ceil" ? Rounding::Ceil

@@ -228,12 +228,6 @@ private:
     return g;
   }
 
-  // ---- orders --------------------------------------------------------------------
-  void order(NodeId n, rt::Outcome o) {
-    last_ = o;
-    (void)n;
-  }
-
   void checkFaults() {
     const auto &j = world_->journal();
     for (size_t i = faultMark_; i < j.size(); ++i)
@@ -294,8 +288,8 @@ private:
       std::vector<Handle> targets;
       for (const Slot *s : tree_.slotsNamed(n, "targets"))
         targets.push_back(actorPath(n, std::string(tree_.span(tree_.nodes[n].file, s->begin, s->end))));
-      order(n, world_->act(actorPath(n, text(n, "actor")), ability(text(n, "ability")), targets,
-                           given(n, false, kNoId), usingEffect));
+      last_ = world_->act(actorPath(n, text(n, "actor")), ability(text(n, "ability")), targets,
+                           given(n, false, kNoId), usingEffect);
       return;
     }
     case FormKind::PlayApply: {
@@ -312,25 +306,25 @@ private:
         life.countEvent = event(text(n, "event"));
       }
       Handle from = tree_.slot(n, "from") ? actorPath(n, text(n, "from")) : 0;
-      order(n, world_->apply(e, stacks, actorPath(n, text(n, "to")), from, life,
-                             given(n, true, e)));
+      last_ = world_->apply(e, stacks, actorPath(n, text(n, "to")), from, life,
+                             given(n, true, e));
       return;
     }
     case FormKind::PlayRemove:
       step(n);
-      order(n, world_->remove(effect(text(n, "effect")), actorPath(n, text(n, "from")),
-                              tree_.slot(n, "stacks") ? number(n, "stacks") : 0));
+      last_ = world_->remove(effect(text(n, "effect")), actorPath(n, text(n, "from")),
+                              tree_.slot(n, "stacks") ? number(n, "stacks") : 0);
       return;
     case FormKind::PlayRaise:
       step(n);
-      order(n, world_->raise(event(text(n, "event")), actorPath(n, text(n, "of")),
-                             tree_.slot(n, "by") ? actorPath(n, text(n, "by")) : 0));
+      last_ = world_->raise(event(text(n, "event")), actorPath(n, text(n, "of")),
+                             tree_.slot(n, "by") ? actorPath(n, text(n, "by")) : 0);
       return;
     case FormKind::PlayDeal:
       step(n);
-      order(n, world_->deal(number(n, "amount"), actorPath(n, text(n, "to")),
+      last_ = world_->deal(number(n, "amount"), actorPath(n, text(n, "to")),
                             tree_.slot(n, "from") ? actorPath(n, text(n, "from")) : 0,
-                            tagSetOf(n, "types")));
+                            tagSetOf(n, "types"));
       return;
     case FormKind::PlaySet: {
       step(n);
@@ -340,18 +334,18 @@ private:
       if (pool == kNoId || t_.values[pool].kind != pack::ValueKind::Pool)
         fail(n, fmt::format("`{}` is no pool: a stat's base and its modifiers make it",
                             target.substr(dot + 1)));
-      order(n, world_->setPool(actorPath(n, target.substr(0, dot)), pool, number(n, "value")));
+      last_ = world_->setPool(actorPath(n, target.substr(0, dot)), pool, number(n, "value"));
       return;
     }
     case FormKind::PlayDestroy:
       step(n);
-      order(n, world_->destroy(actorPath(n, text(n, "actor"))));
+      last_ = world_->destroy(actorPath(n, text(n, "actor")));
       return;
     case FormKind::PlayLink: {
       step(n);
       Id l = link(text(n, "link"));
       Handle a = tree_.slot(n, "actor") ? actorPath(n, text(n, "actor")) : 0;
-      order(n, world_->link(a, l, actorPath(n, text(n, "to"))));
+      last_ = world_->link(a, l, actorPath(n, text(n, "to")));
       return;
     }
     case FormKind::PlayAdvance: {

@@ -6,6 +6,7 @@
 //                         [--whole-second]
 //                         [--engine reference|compiled|both]
 #include "codegen/codegen.h"
+#include "driver/temp_dir.h"
 #include "driver/frontend.h"
 #include "eval/eval.h"
 #include "ir/ir.h"
@@ -211,23 +212,6 @@ int usage(const char *why) {
   return 2;
 }
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    std::string base = (std::filesystem::temp_directory_path() / "ledger-bench-XXXXXX").string();
-    std::vector<char> buf(base.begin(), base.end());
-    buf.push_back(0);
-    if (mkdtemp(buf.data()))
-      path = buf.data();
-  }
-  ~TempDir() {
-    if (!path.empty()) {
-      std::error_code ec;
-      std::filesystem::remove_all(path, ec);
-    }
-  }
-};
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -273,7 +257,7 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "ledger_bench_skirmish: %s is refused\n", opt.catalog.c_str());
     return 1;
   }
-  TempDir temp;
+  ledger::TempDir temp("ledger-bench");
   std::unique_ptr<ledger::rt::Pack> compiled;
   if (opt.compiled) {
     std::string so = temp.path + "/skirmish.so";

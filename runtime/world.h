@@ -300,6 +300,7 @@ private:
   // ---- effects (world_effects.cpp) ------------------------------------------------
   void install(Event &e, uint32_t eventIndex);
   uint32_t newInstance(Event &e, uint32_t eventIndex);
+  void putOn(Event &e, uint32_t eventIndex);
   void endInstance(uint32_t inst, Id endTag, uint32_t chain);
   void schedule(uint32_t inst);
   // Clocks: each actor's time stat and the stats effects say they run on.

@@ -216,6 +216,19 @@ int64_t World::stackCap(uint32_t inst, const Event &e) {
   return runBody(ef.stack.maxBody, f);
 }
 
+// A new instance goes on, its Apply made by it, and its start rules run.
+void World::putOn(Event &e, uint32_t eventIndex) {
+  uint32_t i = newInstance(e, eventIndex);
+  e.instance = instanceHandle(i);
+  e.made = true;
+  e.after = insts_[i].stacks;
+  const pack::Effect &ef = t_->effects[e.effect];
+  Frame f = frameFor(i, int64_t(eventIndex), e.chain);
+  for (uint32_t r = 0; r < ef.ruleCount; ++r)
+    if (t_->rules[ef.rulesBegin + r].kind == pack::RuleKind::Start && insts_[i].live)
+      runSteps(t_->rules[ef.rulesBegin + r].steps, f);
+}
+
 // The Apply lands: a new instance, or what the stack policy does with the
 // ones held. With no stack line, an effect with values replaces and one
 // without piles.
@@ -292,14 +305,7 @@ void World::install(Event &e, uint32_t eventIndex) {
     }
     if (!ef.stack.isSigned && capStacks != INT64_MAX && mode != StackMode::Separate)
       e.stacks = std::min(e.stacks, capStacks);
-    uint32_t i = newInstance(e, eventIndex);
-    e.instance = instanceHandle(i);
-    e.made = true;
-    e.after = insts_[i].stacks;
-    Frame f = frameFor(i, int64_t(eventIndex), e.chain);
-    for (uint32_t r = 0; r < ef.ruleCount; ++r)
-      if (t_->rules[ef.rulesBegin + r].kind == pack::RuleKind::Start && insts_[i].live)
-        runSteps(t_->rules[ef.rulesBegin + r].steps, f);
+    putOn(e, eventIndex);
     return;
   }
   uint32_t held = same.back();
@@ -313,14 +319,7 @@ void World::install(Event &e, uint32_t eventIndex) {
     return;
   case StackMode::Replace: {
     endInstance(held, Id(pack::BuiltinTag::EndReplaced), e.chain);
-    uint32_t i = newInstance(e, eventIndex);
-    e.instance = instanceHandle(i);
-    e.made = true;
-    e.after = insts_[i].stacks;
-    Frame f = frameFor(i, int64_t(eventIndex), e.chain);
-    for (uint32_t r = 0; r < ef.ruleCount; ++r)
-      if (t_->rules[ef.rulesBegin + r].kind == pack::RuleKind::Start && insts_[i].live)
-        runSteps(t_->rules[ef.rulesBegin + r].steps, f);
+    putOn(e, eventIndex);
     return;
   }
   case StackMode::Refresh: {

@@ -8,61 +8,6 @@
 
 namespace ledger::ir {
 
-using pack::Action;
-using pack::ActionOp;
-using pack::Block;
-using pack::Body;
-using pack::BodyKind;
-using pack::BuiltinEvent;
-using pack::BuiltinTag;
-using pack::ClockKind;
-using pack::Cost;
-using pack::Curve;
-using pack::Effect;
-using pack::EventField;
-using pack::EventRole;
-using pack::Filter;
-using pack::Fold;
-using pack::FoldKind;
-using pack::FullMode;
-using pack::InstanceField;
-using pack::Lasts;
-using pack::LastsKind;
-using pack::LinkOverride;
-using pack::ModOp;
-using pack::Modifier;
-using pack::Prop;
-using pack::PropKind;
-using pack::Quantifier;
-using pack::Query;
-using pack::QueryKind;
-using pack::Read;
-using pack::ReadOp;
-using pack::Requirement;
-using pack::Rise;
-using pack::Rounding;
-using pack::Rule;
-using pack::RuleKind;
-using pack::Side;
-using pack::StackMode;
-using pack::StackPolicy;
-using pack::Step;
-using pack::StepOp;
-using pack::Subject;
-using pack::Tag;
-using pack::TagSet;
-using pack::TargetKind;
-using pack::Value;
-using pack::ValueKind;
-using pack::Var;
-using pack::VarKind;
-using pack::Who;
-using pack::WhoClause;
-using pack::Ability;
-using pack::Archetype;
-using pack::ArchetypeValue;
-using namespace pack::flags;
-
 Id Lowerer::addExprArgs(pack::Expr e, const std::vector<Id> &args) {
   e.argsBegin = uint32_t(t_.exprArgs.size());
   e.argCount = uint32_t(args.size());

@@ -2,6 +2,7 @@
 // file; `build`, `play` and `ir` are the compiler's later stages.
 #include "driver/frontend.h"
 #include "codegen/codegen.h"
+#include "driver/temp_dir.h"
 #include "eval/eval.h"
 #include "ir/ir.h"
 #include "play_runner.h"
@@ -151,24 +152,6 @@ int build(const std::vector<std::string_view> &args) {
   return buildPackFile(tables, out) ? 0 : 1;
 }
 
-// A folder of its own for the packs a play run builds, gone when it ends.
-struct TempDir {
-  std::string path;
-  TempDir() {
-    std::string base = (std::filesystem::temp_directory_path() / "ledger-play-XXXXXX").string();
-    std::vector<char> buf(base.begin(), base.end());
-    buf.push_back(0);
-    if (mkdtemp(buf.data()))
-      path = buf.data();
-  }
-  ~TempDir() {
-    if (!path.empty()) {
-      std::error_code ec;
-      std::filesystem::remove_all(path, ec);
-    }
-  }
-};
-
 int play(const std::vector<std::string_view> &args) {
   std::vector<std::string> files;
   std::string engine = "compiled", results, journalPath, packPath;
@@ -190,7 +173,7 @@ int play(const std::vector<std::string_view> &args) {
     return usageError("play needs one or more .play files");
   if (engine != "compiled" && engine != "reference")
     return usageError("--engine is compiled or reference");
-  TempDir temp;
+  ledger::TempDir temp("ledger-play");
   std::string report, journal;
   ledger::play::Totals totals;
   std::FILE *out = stdout;

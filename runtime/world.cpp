@@ -102,7 +102,12 @@ World::World(const Pack &pack, uint64_t seed) : pack_(&pack), t_(&pack.tables())
           wideEffect_[e] = 1;
     }
     for (uint32_t r = 0; r < ef.ruleCount; ++r) {
-      pack::RuleKind k = t_->rules[ef.rulesBegin + r].kind;
+      const pack::Rule &rule = t_->rules[ef.rulesBegin + r];
+      const pack::Filter &f = rule.filter;
+      if (rule.kind == pack::RuleKind::Before &&
+          (f.any || f.event == Id(pack::BuiltinEvent::Change) || f.tag == Id(pack::BuiltinTag::Cost)))
+        costHeard_ = true;
+      pack::RuleKind k = rule.kind;
       hears_[e] |= k == pack::RuleKind::Before || k == pack::RuleKind::After ||
                    k == pack::RuleKind::EndsOn || k == pack::RuleKind::Each;
     }

@@ -428,6 +428,7 @@ private:
   std::vector<uint8_t> wideEffect_; // an effect with a rule hearing more than its holder
   std::vector<uint8_t> hears_;      // an effect with a rule hearing events, or counting them
   uint32_t counting_ = 0;           // live instances whose lifetime counts events
+  bool costHeard_ = false;          // a before rule may hear a cost: costs are priced
   std::vector<uint32_t> wide_;      // live instances of those
   std::vector<JournalEntry> journal_;
   std::vector<uint64_t> journalTags_;

@@ -18,11 +18,8 @@ using namespace pack::flags;
 void World::targetsOf(Frame &f, const pack::Action &a, const int64_t *args,
                       std::vector<Handle> &out) {
   out.clear();
-  if (a.query == kNoId)
-    return;
-  std::vector<int64_t> found;
-  query(f, t_->queries[a.query], args, found);
-  out.assign(found.begin(), found.end());
+  if (a.query != kNoId)
+    query(f, t_->queries[a.query], args, out);
 }
 
 // What an event takes from the chain it is raised in: its properties and the
@@ -300,7 +297,8 @@ bool World::granted(Handle a, Id ability, Handle *grant, Id usingEffect) {
 }
 
 int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
-  std::vector<Handle> targets;
+  Scratch<int64_t> scratchTargets(scratchHandles_);
+  std::vector<Handle> &targets = *scratchTargets;
   uint32_t k = a.queryArgCount;
   Handle holder = f.c.locals[LEDGER_SLOT_HOLDER];
   Handle credit = f.c.locals[LEDGER_SLOT_CREDIT];

@@ -167,7 +167,8 @@ int64_t World::computeStat(Handle a, Id stat, const TagBits *except) {
     ModOp op = ModOp::Add;
     bool percent = false;
   };
-  std::vector<Strongest> strongest(t_->categories.size());
+  // Sized at the first term in a category: most stats have none.
+  std::vector<Strongest> strongest;
   auto addTerm = [&](ModOp op, bool percent, int64_t amount, uint64_t seq) {
     switch (op) {
     case ModOp::Add:
@@ -237,6 +238,7 @@ int64_t World::computeStat(Handle a, Id stat, const TagBits *except) {
         }
       }
       if (mod.category != kNoId) {
+        strongest.resize(t_->categories.size());
         Strongest &s = strongest[mod.category];
         int64_t signedAmount = mod.op == ModOp::Sub ? -amount : amount;
         int64_t distance = mod.op == ModOp::Mul

@@ -155,8 +155,16 @@ private:
     uint64_t epoch = 1;     // bumped whenever anything a stat of it reads changes
   };
 
+  // Where an instance slot's per-instance arrays stand, and how much they hold.
+  struct Storage {
+    uint32_t varsAt = 0, varsCap = 0;
+    uint32_t capturedAt = 0, capturedCap = 0;
+    uint32_t everyAt = 0, everyCap = 0;
+  };
+
   struct Instance {
     uint32_t gen = 1;
+    Storage storage;
     bool live = false;
     Id effect = pack::kNoId;
     Handle holder = 0, source = 0, credit = 0;
@@ -219,7 +227,6 @@ private:
     Id varsFrom = 0;             // Apply: given vars, into givenVars_
     uint32_t varCount = 0;
     bool prevented = false;
-    bool blocked = false;
     Refusal refusal = Refusal::None;
     uint32_t chain = 0;
     bool priced = false;
@@ -244,13 +251,11 @@ public:
     LedgerFrame c;
     World *world;
     Handle instance = 0;
-    Id ability = pack::kNoId;
     int64_t event = -1;   // into events_, the event in hand
     uint32_t chain = 0;
     TagBits carried;
     int64_t propsEvent = -1; // the chain's props: events_[propsEvent]
     const std::vector<Handle> *targets = nullptr;
-    bool before = false;  // a before rule's steps: changes act on the event in hand
     uint32_t portions = ~0u; // a before rule naming portions: the ones it acts on
     int32_t portion = -1;    // the portion a scale works out its factor for
     int64_t roots[LEDGER_SLOT_FIRST_LOCAL] = {};
@@ -422,7 +427,8 @@ private:
   std::vector<size_t> listStarts_;
   std::vector<std::pair<uint32_t, uint32_t>> oncePerChain_; // rule, chain
   std::vector<std::pair<Handle, uint32_t>> preventedChains_; // holder, chain
-  std::vector<uint32_t> chainCounts_;
+  std::vector<uint32_t> chainCounts_; // the moment's chains' events, from chainBase_
+  uint32_t chainBase_ = 0;
   std::vector<std::vector<Id>> members_; // a stat by type: its members
   std::vector<std::vector<Id>> covers_; // a value, then the by-type groups and stat over it
   std::vector<uint8_t> wideEffect_; // an effect with a rule hearing more than its holder

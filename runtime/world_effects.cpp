@@ -115,10 +115,14 @@ void World::schedule(uint32_t inst) {
 
 uint32_t World::newInstance(Event &e, uint32_t eventIndex) {
   uint32_t i;
+  // A freed slot keeps its storage for vars, captured amounts and every
+  // rules' times, so instances coming and going don't grow the world.
+  Storage kept;
   if (!freeInsts_.empty()) {
     i = freeInsts_.back();
     freeInsts_.pop_back();
     uint32_t gen = insts_[i].gen + 1;
+    kept = insts_[i].storage;
     insts_[i] = Instance{};
     insts_[i].gen = gen;
   } else {
@@ -152,15 +156,24 @@ uint32_t World::newInstance(Event &e, uint32_t eventIndex) {
     ++counting_;
     hears_[in.effect] = 1; // its lifetime hears what it counts
   }
-  in.varsAt = uint32_t(vars_.size());
-  vars_.resize(vars_.size() + ef.varCount, 0);
-  in.capturedAt = uint32_t(captured_.size());
-  captured_.resize(captured_.size() + ef.modifierCount + ef.overrideCount, 0);
-  // Each every rule's first run one interval in, on its clock.
-  in.everyAt = uint32_t(everyDue_.size());
+  uint32_t everies = 0;
   for (uint32_t r = 0; r < ef.ruleCount; ++r)
-    if (t_->rules[ef.rulesBegin + r].kind == pack::RuleKind::Every)
-      everyDue_.push_back(-1);
+    everies += t_->rules[ef.rulesBegin + r].kind == pack::RuleKind::Every;
+  auto place = [](std::vector<int64_t> &array, uint32_t &at, uint32_t &cap, uint32_t need) {
+    if (need > cap) {
+      at = uint32_t(array.size());
+      cap = need;
+      array.resize(array.size() + need, 0);
+    }
+    std::fill(array.begin() + at, array.begin() + at + need, 0);
+    return at;
+  };
+  in.storage = kept;
+  in.varsAt = place(vars_, in.storage.varsAt, in.storage.varsCap, ef.varCount);
+  in.capturedAt = place(captured_, in.storage.capturedAt, in.storage.capturedCap,
+                        ef.modifierCount + ef.overrideCount);
+  // Each every rule's first run one interval in, on its clock.
+  in.everyAt = place(everyDue_, in.storage.everyAt, in.storage.everyCap, everies);
   held_[indexOf(e.subject)].push_back(i);
   if (ef.suspendsAll)
     ++suspenders_[indexOf(e.subject)];

@@ -14,7 +14,10 @@ using pack::BuiltinTag;
 
 void World::beginMoment() {
   if (momentDepth_++ == 0) {
+    chainBase_ = chains_ + 1;
+    chainCounts_.clear();
     events_.clear();
+    givenVars_.clear();
     jobs_.clear();
     jobAt_ = 0;
     oncePerChain_.clear();
@@ -239,7 +242,6 @@ void World::runBefore(uint32_t ei) {
       oncePerChain_.push_back(key);
     }
     Frame f = frameFor(entry.inst, ei, e.chain);
-    f.before = true;
     if (rule.creditHolder)
       f.roots[LEDGER_SLOT_CREDIT] = insts_[entry.inst].holder;
     // A rule naming a portion's tags acts on those portions alone.
@@ -516,10 +518,12 @@ void World::journalEvent(const Event &e) {
 // rules, landed, journaled, its after rules queued.
 Refusal World::raiseEvent(uint32_t ei) {
   uint32_t chain = events_[ei].chain;
-  if (chain >= chainCounts_.size())
-    chainCounts_.resize(chain + 1, 0);
-  if (++chainCounts_[chain] > kChainBudget) {
-    if (chainCounts_[chain] == kChainBudget + 1)
+  // A chain lives within its moment: its count is the moment's.
+  size_t at = chain >= chainBase_ ? chain - chainBase_ : 0;
+  if (at >= chainCounts_.size())
+    chainCounts_.resize(at + 1, 0);
+  if (++chainCounts_[at] > kChainBudget) {
+    if (chainCounts_[at] == kChainBudget + 1)
       fault(Refusal::ChainBudget, "a chain raised more than " + std::to_string(kChainBudget) +
                                       " events, and the world ended it");
     return Refusal::ChainBudget;
@@ -529,11 +533,9 @@ Refusal World::raiseEvent(uint32_t ei) {
     e.sent = e.amount;
     for (auto [holder, c] : preventedChains_)
       if (c == e.chain && holder == e.subject) {
-        e.blocked = true;
         return Refusal::Prevented;
       }
     if (blocks(e)) {
-      e.blocked = true;
       e.refusal = Refusal::Blocked;
       return Refusal::Blocked;
     }

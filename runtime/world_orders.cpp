@@ -206,7 +206,6 @@ Refusal World::castAbility(Frame *parent, Handle caster, Id ability,
   cf.event = ei;
   cf.propsEvent = ei;
   cf.chain = chain;
-  cf.ability = ability;
   cf.targets = &targets;
   // Its tags declared carried go down its chain.
   addTags(cf.carried, ab.tags);

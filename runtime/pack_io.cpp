@@ -4,6 +4,8 @@
 // whole, never half used.
 #include "pack_format.h"
 
+#include "random.h"
+
 #include <cstring>
 #include <tuple>
 #include <type_traits>
@@ -412,13 +414,7 @@ uint64_t catalogHash(const Tables &tables) {
   return hashBlob(serialize(unnamed));
 }
 
-uint64_t hashBlob(std::string_view blob) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : blob) {
-    h ^= c;
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
+// FNV-1a, 64 bits: the hash a stream's name is seeded by.
+uint64_t hashBlob(std::string_view blob) { return rt::nameHash(blob); }
 
 } // namespace ledger::pack

@@ -10,7 +10,7 @@
 
 namespace ledger::rt {
 
-// FNV-1a, 64 bits, of a stream's name.
+// FNV-1a, 64 bits, of a stream's name (and of a pack's tables).
 uint64_t nameHash(std::string_view name);
 
 class Stream {

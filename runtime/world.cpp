@@ -93,6 +93,8 @@ World::World(const Pack &pack, uint64_t seed) : pack_(&pack), t_(&pack.tables())
   // heard on every event; the rest only on their holder's.
   wideEffect_.assign(t_->effects.size(), 0);
   hears_.assign(t_->effects.size(), 0);
+  eventCount_ = uint32_t(t_->events.size());
+  heardKinds_.assign(t_->effects.size() * 2 * eventCount_, 0);
   for (pack::Id e = 0; e < t_->effects.size(); ++e) {
     const pack::Effect &ef = t_->effects[e];
     for (uint32_t r = 0; r < ef.ruleCount; ++r) {
@@ -108,8 +110,16 @@ World::World(const Pack &pack, uint64_t seed) : pack_(&pack), t_(&pack.tables())
           (f.any || f.event == Id(pack::BuiltinEvent::Change) || f.tag == Id(pack::BuiltinTag::Cost)))
         costHeard_ = true;
       pack::RuleKind k = rule.kind;
-      hears_[e] |= k == pack::RuleKind::Before || k == pack::RuleKind::After ||
-                   k == pack::RuleKind::EndsOn || k == pack::RuleKind::Each;
+      bool before = k == pack::RuleKind::Before;
+      bool after = k == pack::RuleKind::After || k == pack::RuleKind::EndsOn || k == pack::RuleKind::Each;
+      hears_[e] |= before || after;
+      if (!before && !after)
+        continue;
+      uint8_t *kinds = &heardKinds_[(size_t(e) * 2 + (before ? 0 : 1)) * eventCount_];
+      if (f.event != kNoId && !f.any && f.tag == kNoId)
+        kinds[f.event] = 1;
+      else
+        std::fill(kinds, kinds + eventCount_, 1);
     }
     const pack::Filter &cf = ef.lasts.countFilter;
     for (const pack::WhoClause *w : {&cf.of, &cf.by, &cf.credited})

@@ -153,6 +153,7 @@ private:
     bool fallen = false;
     int64_t madeAt = 0;
     uint64_t epoch = 1;     // bumped whenever anything a stat of it reads changes
+    uint64_t tagsEpoch = 1; // and whenever its tags may have
   };
 
   // Where an instance slot's per-instance arrays stand, and how much they hold.
@@ -284,7 +285,10 @@ private:
   int64_t poolNow(Handle a, Id pool);
   void settlePools(Handle a);
   void touch(Handle a);
-  void touchPools(Handle a);
+  // An instance of this effect comes, goes or changes stacks on a.
+  void touchFor(Handle a, Id effect);
+  void settlePool(Handle a, Id pool);
+  void touchPool(Handle a, Id pool);
   int64_t poolClock(Handle a, Id pool) const;
   void schedulePoolBounds(Handle a);
   void firePoolBound(const Timer &tm);
@@ -326,7 +330,15 @@ private:
   Frame frameFor(uint32_t inst, int64_t event, uint32_t chain);
   void countDown(uint32_t eventIndex);
   void turnTaken(Handle a, uint32_t chain);
-  void candidates(const Event &e, std::vector<uint32_t> &out);
+  // Which of an effect's rules an event reaches: before rules; after rules
+  // (with ends on and each … removes, queued alike); a lifetime counting it.
+  enum class Phase : uint8_t { Before, After, Count };
+  void candidates(const Event &e, Phase phase, std::vector<uint32_t> &out);
+  bool mayHear(Id effect, Phase phase, Id kind) const {
+    if (phase == Phase::Count)
+      return hears_[effect];
+    return heardKinds_[(size_t(effect) * 2 + size_t(phase)) * eventCount_ + kind];
+  }
   void runJob(const Job &job);
   void dieOrFall(uint32_t eventIndex);
   int64_t stackCap(uint32_t inst, const Event &e);
@@ -414,7 +426,27 @@ private:
   std::vector<Timer> timers_; // a heap
   std::vector<int64_t> statCache_;
   std::vector<uint64_t> statEpoch_;
-  std::deque<Event> events_; // the moment's events: a deque, so a reference holds as it grows
+  // The moment's events: a reference holds as the list grows, and a new
+  // moment reuses the storage the last one grew.
+  template <typename T, size_t kChunk = 64> class StableList {
+  public:
+    T &operator[](size_t i) { return chunks_[i / kChunk][i % kChunk]; }
+    const T &operator[](size_t i) const { return chunks_[i / kChunk][i % kChunk]; }
+    size_t size() const { return size_; }
+    void clear() { size_ = 0; }
+    T &push() {
+      if (size_ == chunks_.size() * kChunk)
+        chunks_.emplace_back(kChunk);
+      T &item = (*this)[size_++];
+      item = T{};
+      return item;
+    }
+
+  private:
+    std::vector<std::vector<T>> chunks_; // each kChunk long, never grown: they hold still
+    size_t size_ = 0;
+  };
+  StableList<Event> events_;
   std::vector<Job> jobs_;
   size_t jobAt_ = 0;
   int momentDepth_ = 0;
@@ -433,6 +465,16 @@ private:
   std::vector<std::vector<Id>> covers_; // a value, then the by-type groups and stat over it
   std::vector<uint8_t> wideEffect_; // an effect with a rule hearing more than its holder
   std::vector<uint8_t> hears_;      // an effect with a rule hearing events, or counting them
+  // (effect * 2 + phase) * events + kind: a rule of that phase may hear that
+  // kind of event (one named by a tag or any event may hear every kind).
+  std::vector<uint8_t> heardKinds_;
+  // Effects none of whose instances moves a value: no modifier, suspension
+  // or link override. Their coming and going leaves the holder's stats
+  // standing (its tags too where the effect has none), and its pools' drift
+  // where no pool reads the world.
+  std::vector<uint8_t> inert_;
+  bool poolsReadWorld_ = false;
+  uint32_t eventCount_ = 0;
   uint32_t counting_ = 0;           // live instances whose lifetime counts events
   bool costHeard_ = false;          // a before rule may hear a cost: costs are priced
   std::vector<uint32_t> wide_;      // live instances of those

@@ -137,7 +137,7 @@ int64_t World::removeEffect(Id effect, Handle from, int64_t stacks, Id endTag, u
     }
     if (stacks > 0) {
       int64_t take = std::min(stacks, in.stacks);
-      touch(from);
+      touchFor(from, in.effect);
       in.stacks -= take;
       stacks -= take;
       ++taken;
@@ -435,7 +435,7 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
         if (self)
           endTag = Id(BuiltinTag::EndBroken);
         if (stacks > 0 && stacks < in->stacks) {
-          touch(in->holder);
+          touchFor(in->holder, in->effect);
           in->stacks -= stacks;
         } else {
           endInstance(indexOf(which), endTag, f.chain);

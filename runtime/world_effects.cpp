@@ -248,7 +248,7 @@ void World::putOn(Event &e, uint32_t eventIndex) {
 void World::install(Event &e, uint32_t eventIndex) {
   const pack::Effect &ef = t_->effects[e.effect];
   Handle holder = e.subject;
-  touch(holder);
+  touchFor(holder, e.effect);
   StackMode mode = ef.stack.mode;
   if (mode == StackMode::Unsaid)
     mode = (ef.varCount || ef.overrideCount || (ef.modifierCount && std::any_of(
@@ -384,7 +384,7 @@ void World::install(Event &e, uint32_t eventIndex) {
       schedule(held);
     }
     e.after = in.stacks;
-    touch(holder);
+    touchFor(holder, in.effect);
     if (ef.stack.isSigned && in.stacks == 0)
       endInstance(held, Id(pack::BuiltinTag::EndSpent), e.chain);
     return;
@@ -399,7 +399,7 @@ void World::endInstance(uint32_t inst, Id endTag, uint32_t chain) {
   if (!in.live)
     return;
   Handle holder = in.holder;
-  touch(holder);
+  touchFor(holder, in.effect);
   const pack::Effect &ef = t_->effects[in.effect];
   TagBits endTags;
   addTags(endTags, t_->tags[endTag].closure);
@@ -444,8 +444,11 @@ void World::endInstance(uint32_t inst, Id endTag, uint32_t chain) {
   ++still.timerVersion;
   freeInsts_.push_back(inst);
   ++epoch_;
-  if (Actor *ac = actor(holder))
-    ++ac->epoch;
+  if (Actor *ac = actor(holder)) {
+    if (!inert_[still.effect])
+      ++ac->epoch;
+    ++ac->tagsEpoch;
+  }
   uint32_t ev = newEvent(Id(pack::BuiltinEvent::Remove), holder, still.source, still.credit, chain);
   Event &remove = events_[ev];
   remove.effect = still.effect;
@@ -481,7 +484,7 @@ void World::fireTimer(const Timer &tm) {
     const pack::Effect &ef = t_->effects[in->effect];
     if (ef.lasts.oneAtATime && in->stacks > kOne) {
       in->stacks -= kOne;
-      touch(in->holder);
+      touchFor(in->holder, in->effect);
       in->expiresAt = in->expiresAt + in->lifetime;
       schedule(inst);
     } else {

@@ -44,8 +44,7 @@ void World::endMoment() {
 }
 
 uint32_t World::newEvent(Id kind, Handle subject, Handle source, Handle credit, uint32_t chain) {
-  events_.emplace_back();
-  Event &e = events_.back();
+  Event &e = events_.push();
   e.kind = kind;
   e.subject = subject;
   e.source = source;
@@ -112,7 +111,7 @@ bool World::hearsKind(const pack::Filter &f, const Event &e) const {
 // and the credit's, and those of effects that hear more than their holder.
 // Each list is in the order its instances went on, so merging keeps that
 // order: no sort, no allocation once the scratch lists have grown.
-void World::candidates(const Event &e, std::vector<uint32_t> &out) {
+void World::candidates(const Event &e, Phase phase, std::vector<uint32_t> &out) {
   out.clear();
   Handle seen[3] = {0, 0, 0};
   int n = 0;
@@ -131,7 +130,7 @@ void World::candidates(const Event &e, std::vector<uint32_t> &out) {
     seen[n++] = a;
     size_t mid = out.size();
     for (uint32_t i : held_[indexOf(a)])
-      if (hears_[insts_[i].effect] && !wideEffect_[insts_[i].effect])
+      if (mayHear(insts_[i].effect, phase, e.kind) && !wideEffect_[insts_[i].effect])
         out.push_back(i);
     mergeRun(mid);
   }
@@ -139,7 +138,8 @@ void World::candidates(const Event &e, std::vector<uint32_t> &out) {
   for (uint32_t i : wide_)
     if (insts_[i].live && wideEffect_[insts_[i].effect]) {
       wide_[kept++] = i;
-      out.push_back(i);
+      if (mayHear(insts_[i].effect, phase, e.kind))
+        out.push_back(i);
     }
   wide_.resize(kept);
   mergeRun(mid);
@@ -187,7 +187,7 @@ bool World::blocks(const Event &e) {
 void World::runBefore(uint32_t ei) {
   Scratch<uint32_t> scratch(scratchIds_);
   std::vector<uint32_t> &cands = *scratch;
-  candidates(events_[ei], cands);
+  candidates(events_[ei], Phase::Before, cands);
   struct Entry {
     uint32_t stage;
     int64_t order;
@@ -383,7 +383,7 @@ void World::land(uint32_t ei) {
 void World::queueAfter(uint32_t ei) {
   Scratch<uint32_t> scratch(scratchIds_);
   std::vector<uint32_t> &cands = *scratch;
-  candidates(events_[ei], cands);
+  candidates(events_[ei], Phase::After, cands);
   for (uint32_t i : cands) {
     const Instance &in = insts_[i];
     if (!in.live || !working(i))
@@ -443,7 +443,7 @@ void World::runJob(const Job &job) {
   case pack::RuleKind::Each: {
     int64_t spent = runBody(rule.countBody, f);
     Instance &live = insts_[inst];
-    touch(live.holder);
+    touchFor(live.holder, live.effect);
     live.stacks -= spent;
     if (live.stacks <= 0)
       endInstance(inst, Id(BuiltinTag::EndSpent), e.chain);
@@ -460,7 +460,7 @@ void World::countDown(uint32_t ei) {
     return;
   Scratch<uint32_t> scratch(scratchIds_);
   std::vector<uint32_t> &cands = *scratch;
-  candidates(events_[ei], cands);
+  candidates(events_[ei], Phase::Count, cands);
   for (uint32_t i : cands) {
     Instance &in = insts_[i];
     if (!in.live || in.countLeft <= 0)

@@ -79,7 +79,7 @@ World::TagBits World::tagsOf(Handle a) {
   if (!ac)
     return bits;
   uint32_t ai = indexOf(a);
-  if (tagEpoch_[ai] == ac->epoch)
+  if (tagEpoch_[ai] == ac->tagsEpoch)
     return tagCache_[ai];
   if (ac->archetype != kNoId)
     addTags(bits, t_->archetypes[ac->archetype].tags);
@@ -89,7 +89,7 @@ World::TagBits World::tagsOf(Handle a) {
   if (ac->fallen)
     addTags(bits, t_->tags[Id(pack::BuiltinTag::Fallen)].closure);
   tagCache_[ai] = bits;
-  tagEpoch_[ai] = ac->epoch;
+  tagEpoch_[ai] = ac->tagsEpoch;
   return bits;
 }
 
@@ -392,6 +392,19 @@ void World::classifyStats() {
     statCache_kind_[v] = reads[v] == Reads::Holder ? StatCache::Holder
                          : reads[v] == Reads::World ? StatCache::World
                                                     : StatCache::Never;
+  for (Id v = 0; v < valueCount_; ++v) {
+    const pack::Value &value = t_->values[v];
+    if (value.kind != pack::ValueKind::Pool)
+      continue;
+    poolsReadWorld_ |= statCache_kind_[v] != StatCache::Holder;
+    if (value.regenStat != kNoId)
+      poolsReadWorld_ |= statCache_kind_[value.regenStat] != StatCache::Holder;
+  }
+  inert_.resize(t_->effects.size());
+  for (Id e = 0; e < t_->effects.size(); ++e) {
+    const pack::Effect &ef = t_->effects[e];
+    inert_[e] = ef.modifierCount == 0 && !ef.suspendsAll && ef.overrideCount == 0;
+  }
 }
 
 // A pool now: its anchor's amount, the drift since in closed form, its
@@ -433,28 +446,49 @@ void World::settlePools(Handle a) {
   Actor *ac = actor(a);
   if (!ac)
     return;
-  uint32_t ai = indexOf(a);
-  for (Id p = 0; p < valueCount_; ++p) {
-    size_t i = size_t(ai) * valueCount_ + p;
-    if (!hasPool_[i])
-      continue;
-    int64_t amount = poolNow(a, p);
-    pools_[i] = amount;
-    poolAt_[i] = poolClock(a, p);
-    poolMax_[i] = poolMost(a, p);
-  }
+  for (Id p = 0; p < valueCount_; ++p)
+    settlePool(a, p);
+}
+
+void World::settlePool(Handle a, Id p) {
+  size_t i = size_t(indexOf(a)) * valueCount_ + p;
+  if (!hasPool_[i])
+    return;
+  int64_t amount = poolNow(a, p);
+  pools_[i] = amount;
+  poolAt_[i] = poolClock(a, p);
+  poolMax_[i] = poolMost(a, p);
 }
 
 void World::touch(Handle a) {
-  touchPools(a);
-  if (Actor *ac = actor(a))
+  settlePools(a);
+  ++epoch_;
+  if (actor(a) && std::find(touched_.begin(), touched_.end(), a) == touched_.end())
+    touched_.push_back(a);
+  if (Actor *ac = actor(a)) {
     ++ac->epoch;
+    ++ac->tagsEpoch;
+  }
 }
 
-// A change to a pool alone: what its holder's other values read stands, so
-// only what reads the world is read afresh.
-void World::touchPools(Handle a) {
-  settlePools(a);
+void World::touchFor(Handle a, Id effect) {
+  if (inert_[effect] && !poolsReadWorld_) {
+    ++epoch_;
+    if (Actor *ac = actor(a); ac && t_->effects[effect].tags)
+      ++ac->tagsEpoch;
+    return;
+  }
+  touch(a);
+}
+
+// A change to one pool alone: what its holder's other values read stands,
+// so only what reads the world is read afresh. Where no pool's bounds or
+// drift read the world, the holder's other pools drift on as they were.
+void World::touchPool(Handle a, Id pool) {
+  if (poolsReadWorld_)
+    settlePools(a);
+  else
+    settlePool(a, pool);
   ++epoch_;
   if (actor(a) && std::find(touched_.begin(), touched_.end(), a) == touched_.end())
     touched_.push_back(a);
@@ -552,7 +586,7 @@ int64_t World::value(Handle a, Id v) {
 // what it took and what its bound refused written on the event.
 void World::landOnPool(Event &e, Handle a) {
   size_t i = size_t(indexOf(a)) * valueCount_ + e.pool;
-  touchPools(a);
+  touchPool(a, e.pool);
   int64_t before = pools_[i];
   NumberFault fault = NumberFault::None;
   int64_t amount = 0;

@@ -89,6 +89,7 @@ World::World(const Pack &pack, uint64_t seed) : pack_(&pack), t_(&pack.tables())
     covers_[v].push_back(value.member);
   }
   classifyStats();
+  findPlainBodies();
   // Effects with a rule hearing more than its holder's own events are
   // heard on every event; the rest only on their holder's.
   wideEffect_.assign(t_->effects.size(), 0);

@@ -282,6 +282,15 @@ private:
   int64_t base(Handle actor, Id value);
   int64_t computeStat(Handle a, Id stat, const TagBits *except);
   int64_t boundOf(Handle a, Id body);
+  // A base or a bound that is a number, or its holder's stat read bare, is
+  // read without running its body: most are.
+  struct Plain {
+    enum Kind : uint8_t { Body, Number, HolderStat } kind = Body;
+    Id stat = pack::kNoId;
+    int64_t number = 0;
+  };
+  std::vector<Plain> plain_; // by body
+  void findPlainBodies();
   int64_t poolNow(Handle a, Id pool);
   void settlePools(Handle a);
   void touch(Handle a);
@@ -336,7 +345,7 @@ private:
   void candidates(const Event &e, Phase phase, std::vector<uint32_t> &out);
   bool mayHear(Id effect, Phase phase, Id kind) const {
     if (phase == Phase::Count)
-      return hears_[effect];
+      return true; // hearers_ holds the instances counting events
     return heardKinds_[(size_t(effect) * 2 + size_t(phase)) * eventCount_ + kind];
   }
   void runJob(const Job &job);
@@ -412,6 +421,10 @@ private:
   std::vector<Handle> overridden_; // link overrides: actor * links + link, the newest instance
   std::vector<Handle> globals_;
   std::vector<std::vector<uint32_t>> held_; // each actor's instances, oldest first
+  // Each actor's instances with a rule hearing events or a lifetime counting
+  // them, and how many of its instances block: what the pipeline looks at.
+  std::vector<std::vector<uint32_t>> hearers_;
+  std::vector<uint32_t> blockers_;
   std::vector<Instance> insts_;
   std::vector<int64_t> everyDue_;
   std::vector<Id> clockStats_;   // the stats clocks run at
@@ -464,7 +477,7 @@ private:
   std::vector<std::vector<Id>> members_; // a stat by type: its members
   std::vector<std::vector<Id>> covers_; // a value, then the by-type groups and stat over it
   std::vector<uint8_t> wideEffect_; // an effect with a rule hearing more than its holder
-  std::vector<uint8_t> hears_;      // an effect with a rule hearing events, or counting them
+  std::vector<uint8_t> hears_;      // an effect with a rule hearing events
   // (effect * 2 + phase) * events + kind: a rule of that phase may hear that
   // kind of event (one named by a tag or any event may hear every kind).
   std::vector<uint8_t> heardKinds_;
@@ -510,6 +523,14 @@ private:
     std::vector<T> *list_;
   };
   ScratchPool<uint32_t> scratchIds_;
+  struct BeforeEntry { // a before rule the event reaches, in the order they run
+    uint32_t stage;
+    int64_t order;
+    uint64_t seq;
+    uint32_t inst;
+    uint32_t rule;
+  };
+  ScratchPool<BeforeEntry> scratchEntries_;
   ScratchPool<int64_t> scratchHandles_;
 
   // How a stat is cached: by its holder's changes, by any change in the

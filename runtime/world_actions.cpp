@@ -191,6 +191,8 @@ Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32
   links_.resize(links_.size() + links, 0);
   overridden_.resize(overridden_.size() + links, 0);
   held_.emplace_back();
+  hearers_.emplace_back();
+  blockers_.push_back(0);
   // The creator's links, unless set.
   if (creator && actor(creator))
     for (size_t l = 0; l < links; ++l)

@@ -152,10 +152,8 @@ uint32_t World::newInstance(Event &e, uint32_t eventIndex) {
   in.turnsLeft = e.life.turns >= 0 ? e.life.turns / kOne : -1;
   in.countLeft = e.life.count >= 0 ? e.life.count / kOne : -1;
   in.countEvent = e.life.countEvent;
-  if (in.countLeft >= 0) {
+  if (in.countLeft >= 0)
     ++counting_;
-    hears_[in.effect] = 1; // its lifetime hears what it counts
-  }
   uint32_t everies = 0;
   for (uint32_t r = 0; r < ef.ruleCount; ++r)
     everies += t_->rules[ef.rulesBegin + r].kind == pack::RuleKind::Every;
@@ -175,6 +173,10 @@ uint32_t World::newInstance(Event &e, uint32_t eventIndex) {
   // Each every rule's first run one interval in, on its clock.
   in.everyAt = place(everyDue_, in.storage.everyAt, in.storage.everyCap, everies);
   held_[indexOf(e.subject)].push_back(i);
+  if (hears_[e.effect] || in.countLeft >= 0) // its lifetime hears what it counts
+    hearers_[indexOf(e.subject)].push_back(i);
+  if (ef.blockCount)
+    ++blockers_[indexOf(e.subject)];
   if (ef.suspendsAll)
     ++suspenders_[indexOf(e.subject)];
   if (wideEffect_[e.effect])
@@ -428,6 +430,10 @@ void World::endInstance(uint32_t inst, Id endTag, uint32_t chain) {
     --suspenders_[indexOf(holder)];
   auto &list = held_[indexOf(holder)];
   list.erase(std::remove(list.begin(), list.end(), inst), list.end());
+  auto &hearing = hearers_[indexOf(holder)];
+  hearing.erase(std::remove(hearing.begin(), hearing.end(), inst), hearing.end());
+  if (ef.blockCount)
+    --blockers_[indexOf(holder)];
   for (uint32_t o = 0; o < ef.overrideCount; ++o) {
     size_t slot = size_t(indexOf(holder)) * t_->links.size() + t_->linkOverrides[ef.overridesBegin + o].link;
     if (overridden_[slot] == instanceHandle(inst)) {

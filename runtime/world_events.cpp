@@ -119,6 +119,13 @@ void World::candidates(const Event &e, Phase phase, std::vector<uint32_t> &out) 
   auto mergeRun = [&](size_t mid) {
     if (mid == 0 || mid == out.size())
       return;
+    // A short run is slid into place; a long one merged.
+    if (out.size() - mid <= 8) {
+      for (size_t k = mid; k < out.size(); ++k)
+        for (size_t j = k; j > 0 && bySeq(out[j], out[j - 1]); --j)
+          std::swap(out[j], out[j - 1]);
+      return;
+    }
     Scratch<uint32_t> merged(scratchIds_);
     merged->resize(out.size());
     std::merge(out.begin(), out.begin() + mid, out.begin() + mid, out.end(), merged->begin(), bySeq);
@@ -129,7 +136,7 @@ void World::candidates(const Event &e, Phase phase, std::vector<uint32_t> &out) 
       continue;
     seen[n++] = a;
     size_t mid = out.size();
-    for (uint32_t i : held_[indexOf(a)])
+    for (uint32_t i : hearers_[indexOf(a)])
       if (mayHear(insts_[i].effect, phase, e.kind) && !wideEffect_[insts_[i].effect])
         out.push_back(i);
     mergeRun(mid);
@@ -148,7 +155,7 @@ void World::candidates(const Event &e, Phase phase, std::vector<uint32_t> &out) 
 bool World::blocks(const Event &e) {
   TagBits activating = e.tags;
   for (Handle who : {e.subject, e.source}) {
-    if (who == 0 || !alive(who))
+    if (who == 0 || !alive(who) || blockers_[indexOf(who)] == 0)
       continue;
     for (uint32_t i : held_[indexOf(who)]) {
       const pack::Effect &ef = t_->effects[insts_[i].effect];
@@ -188,14 +195,9 @@ void World::runBefore(uint32_t ei) {
   Scratch<uint32_t> scratch(scratchIds_);
   std::vector<uint32_t> &cands = *scratch;
   candidates(events_[ei], Phase::Before, cands);
-  struct Entry {
-    uint32_t stage;
-    int64_t order;
-    uint64_t seq;
-    uint32_t inst;
-    uint32_t rule;
-  };
-  std::vector<Entry> entries;
+  Scratch<BeforeEntry> scratchEntries(scratchEntries_);
+  std::vector<BeforeEntry> &entries = *scratchEntries;
+  using Entry = BeforeEntry;
   for (uint32_t i : cands) {
     if (!working(i))
       continue;

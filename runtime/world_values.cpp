@@ -103,12 +103,8 @@ int64_t World::base(Handle a, Id v) {
   Id arch = actor(a)->archetype;
   for (Id c : covers_[v]) {
     Id body = archetypeBase_[size_t(arch) * valueCount_ + c];
-    if (body != kNoId) {
-      Frame f{};
-      f.roots[LEDGER_SLOT_HOLDER] = a;
-      f.roots[LEDGER_SLOT_CREDIT] = a;
-      return runBody(body, f);
-    }
+    if (body != kNoId)
+      return boundOf(a, body);
   }
   return t_->values[v].defaultValue;
 }
@@ -130,7 +126,34 @@ int64_t World::rounded(Id v, int64_t x) const {
   return x;
 }
 
+void World::findPlainBodies() {
+  plain_.assign(t_->bodies.size(), Plain{});
+  for (Id b = 0; b < t_->bodies.size(); ++b) {
+    const pack::Body &body = t_->bodies[b];
+    if (body.kind != pack::BodyKind::Formula)
+      continue;
+    const pack::Expr &root = t_->exprs[body.root];
+    if (root.op == pack::ExprOp::Const) {
+      plain_[b] = {Plain::Number, kNoId, root.imm};
+      continue;
+    }
+    if (root.op != pack::ExprOp::Read || root.argCount != 1)
+      continue;
+    const pack::Read &read = t_->reads[root.imm];
+    const pack::Expr &who = t_->exprs[t_->exprArgs[root.argsBegin]];
+    if (read.op == pack::ReadOp::Value && who.op == pack::ExprOp::Local &&
+        who.imm == LEDGER_SLOT_HOLDER && t_->values[read.a].kind == pack::ValueKind::Stat &&
+        !t_->values[read.a].byType)
+      plain_[b] = {Plain::HolderStat, read.a, 0};
+  }
+}
+
 int64_t World::boundOf(Handle a, Id body) {
+  const Plain &plain = plain_[body];
+  if (plain.kind == Plain::Number)
+    return plain.number;
+  if (plain.kind == Plain::HolderStat)
+    return computeStat(a, plain.stat, nullptr);
   Frame f{};
   f.roots[LEDGER_SLOT_HOLDER] = a;
   f.roots[LEDGER_SLOT_CREDIT] = a;

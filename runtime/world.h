@@ -12,7 +12,7 @@
 #include "refusals.h"
 
 #include <cstdint>
-#include <deque>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -500,16 +500,20 @@ private:
   void record(JournalEntry &entry, const uint64_t *tags, const std::string *note);
   // Scratch lists reused across events, one a depth, since rules run inside
   // rules: no allocation per event once the world has warmed up.
+  // Empty between moments, so a copy of the world starts its own.
   template <typename T> struct ScratchPool {
-    std::deque<std::vector<T>> lists;
+    std::vector<std::unique_ptr<std::vector<T>>> lists;
     size_t depth = 0;
+    ScratchPool() = default;
+    ScratchPool(const ScratchPool &) {}
+    ScratchPool &operator=(const ScratchPool &) { return *this; }
   };
   template <typename T> class Scratch {
   public:
     explicit Scratch(ScratchPool<T> &pool) : pool_(pool) {
       if (pool_.depth == pool_.lists.size())
-        pool_.lists.emplace_back();
-      list_ = &pool_.lists[pool_.depth++];
+        pool_.lists.push_back(std::make_unique<std::vector<T>>());
+      list_ = pool_.lists[pool_.depth++].get();
       list_->clear();
     }
     ~Scratch() { --pool_.depth; }

@@ -132,15 +132,19 @@ void World::candidates(const Event &e, Phase phase, std::vector<uint32_t> &out) 
     out.swap(*merged);
   };
   for (Handle a : {e.subject, e.source, e.credit}) {
-    if (a == 0 || !actor(a) || std::find(seen, seen + n, a) != seen + n)
+    if (a == 0 || std::find(seen, seen + n, a) != seen + n || !actor(a))
       continue;
     seen[n++] = a;
     size_t mid = out.size();
-    for (uint32_t i : hearers_[indexOf(a)])
-      if (mayHear(insts_[i].effect, phase, e.kind) && !wideEffect_[insts_[i].effect])
+    for (uint32_t i : hearers_[indexOf(a)]) {
+      Id effect = insts_[i].effect;
+      if (!wideEffect_[effect] && mayHear(effect, phase, e.kind))
         out.push_back(i);
+    }
     mergeRun(mid);
   }
+  if (wide_.empty())
+    return;
   size_t mid = out.size(), kept = 0;
   for (uint32_t i : wide_)
     if (insts_[i].live && wideEffect_[insts_[i].effect]) {

@@ -47,6 +47,7 @@ std::unique_ptr<Pack> Pack::load(const std::string &path, std::string &why) {
   }
   pack->hash_ = d->catalogHash;
   pack->bodies_.assign(d->bodies, d->bodies + d->bodyCount);
+  pack->index_ = indexPack(pack->tables_);
   return pack;
 }
 
@@ -55,6 +56,7 @@ std::unique_ptr<Pack> Pack::reference(pack::Tables tables, Evaluator evaluator) 
   pack->hash_ = pack::catalogHash(tables);
   pack->tables_ = std::move(tables);
   pack->evaluator_ = evaluator;
+  pack->index_ = indexPack(pack->tables_);
   return pack;
 }
 

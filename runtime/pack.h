@@ -5,6 +5,7 @@
 
 #include "pack_abi.h"
 #include "pack_format.h"
+#include "pack_index.h"
 
 #include <memory>
 #include <string>
@@ -33,6 +34,7 @@ public:
   static std::unique_ptr<Pack> reference(pack::Tables tables, Evaluator evaluator);
 
   const pack::Tables &tables() const { return tables_; }
+  const PackIndex &index() const { return index_; }
   uint64_t hash() const { return hash_; }
   bool compiled() const { return !bodies_.empty(); }
 
@@ -49,6 +51,7 @@ public:
 
 private:
   pack::Tables tables_;
+  PackIndex index_;
   uint64_t hash_ = 0;
   std::vector<void *> bodies_;
   Evaluator evaluator_;

@@ -48,86 +48,11 @@ const LedgerKernelApi World::kApi = {&rt::apiRead,      &rt::apiStep, &rt::apiLi
                                      &rt::apiListItem,  &rt::apiListClose, &apiMath,
                                      &rt::apiFault};
 
-World::World(const Pack &pack, uint64_t seed) : pack_(&pack), t_(&pack.tables()), seed_(seed) {
+World::World(const Pack &pack, uint64_t seed)
+    : pack_(&pack), t_(&pack.tables()), ix_(&pack.index()), seed_(seed) {
   valueCount_ = uint32_t(t_->values.size());
   globals_.assign(t_->links.size(), 0);
-  localStack_.assign(1 << 16, 0);
-  size_t most = 1;
-  for (const pack::Effect &e : t_->effects)
-    most = std::max<size_t>(most, e.varCount);
-  scratchVars_.assign(most, 0);
-  if (t_->timeStat != kNoId)
-    clockStats_.push_back(t_->timeStat);
-  for (const pack::Effect &e : t_->effects)
-    if (e.clock == pack::ClockKind::Stat && e.clockStat != kNoId &&
-        std::find(clockStats_.begin(), clockStats_.end(), e.clockStat) == clockStats_.end())
-      clockStats_.push_back(e.clockStat);
-  members_.resize(valueCount_);
-  for (Id v = 0; v < valueCount_; ++v)
-    if (t_->values[v].member != kNoId)
-      members_[t_->values[v].member].push_back(v);
-  archetypeBase_.assign(t_->archetypes.size() * valueCount_, kNoId);
-  for (pack::Id a = 0; a < t_->archetypes.size(); ++a) {
-    const pack::Archetype &arch = t_->archetypes[a];
-    for (uint32_t b = 0; b < arch.baseCount; ++b) {
-      const pack::ArchetypeValue &v = t_->archetypeValues[arch.basesBegin + b];
-      archetypeBase_[size_t(a) * valueCount_ + v.value] = v.body;
-    }
-  }
-  // A member of a stat by type is moved by its own terms, its type's
-  // parents' (Resist.Magic) and the stat's (Resist), nearest first.
-  covers_.resize(valueCount_);
-  for (Id v = 0; v < valueCount_; ++v) {
-    covers_[v].push_back(v);
-    const pack::Value &value = t_->values[v];
-    if (value.member == kNoId)
-      continue;
-    for (Id g = t_->tags[value.memberTag].parent; g != kNoId; g = t_->tags[g].parent)
-      for (Id w = 0; w < valueCount_; ++w)
-        if (t_->values[w].member == value.member && t_->values[w].memberTag == g)
-          covers_[v].push_back(w);
-    covers_[v].push_back(value.member);
-  }
-  classifyStats();
-  findPlainBodies();
-  // Effects with a rule hearing more than its holder's own events are
-  // heard on every event; the rest only on their holder's.
-  wideEffect_.assign(t_->effects.size(), 0);
-  hears_.assign(t_->effects.size(), 0);
-  eventCount_ = uint32_t(t_->events.size());
-  heardKinds_.assign(t_->effects.size() * 2 * eventCount_, 0);
-  for (pack::Id e = 0; e < t_->effects.size(); ++e) {
-    const pack::Effect &ef = t_->effects[e];
-    for (uint32_t r = 0; r < ef.ruleCount; ++r) {
-      const pack::Filter &f = t_->rules[ef.rulesBegin + r].filter;
-      for (const pack::WhoClause *w : {&f.of, &f.by, &f.credited})
-        if (w->who != pack::Who::Unsaid && w->who != pack::Who::Holder)
-          wideEffect_[e] = 1;
-    }
-    for (uint32_t r = 0; r < ef.ruleCount; ++r) {
-      const pack::Rule &rule = t_->rules[ef.rulesBegin + r];
-      const pack::Filter &f = rule.filter;
-      if (rule.kind == pack::RuleKind::Before &&
-          (f.any || f.event == Id(pack::BuiltinEvent::Change) || f.tag == Id(pack::BuiltinTag::Cost)))
-        costHeard_ = true;
-      pack::RuleKind k = rule.kind;
-      bool before = k == pack::RuleKind::Before;
-      bool after = k == pack::RuleKind::After || k == pack::RuleKind::EndsOn || k == pack::RuleKind::Each;
-      hears_[e] |= before || after;
-      if (!before && !after)
-        continue;
-      uint8_t *kinds = &heardKinds_[(size_t(e) * 2 + (before ? 0 : 1)) * eventCount_];
-      if (f.event != kNoId && !f.any && f.tag == kNoId)
-        kinds[f.event] = 1;
-      else
-        std::fill(kinds, kinds + eventCount_, 1);
-    }
-    const pack::Filter &cf = ef.lasts.countFilter;
-    for (const pack::WhoClause *w : {&cf.of, &cf.by, &cf.credited})
-      if (ef.lasts.kind == pack::LastsKind::Count && w->who != pack::Who::Unsaid &&
-          w->who != pack::Who::Holder)
-        wideEffect_[e] = 1;
-  }
+  scratchVars_.assign(ix_->mostVars, 0);
 }
 
 World::Instance *World::instance(Handle h) {
@@ -391,11 +316,13 @@ int32_t World::runSteps(Id body, Frame &f) {
   // A steps body's own names live above its caller's.
   size_t top = localTop_;
   size_t need = LEDGER_SLOT_FIRST_LOCAL + b.localCount;
-  if (localTop_ + need > localStack_.size()) {
+  if (localStack_.slots.empty())
+    localStack_.slots.assign(kLocalSlots, 0);
+  if (localTop_ + need > localStack_.slots.size()) {
     fault(Refusal::ChainBudget, "rules nested past what the world holds");
     return LEDGER_STOP;
   }
-  int64_t *locals = localStack_.data() + localTop_;
+  int64_t *locals = localStack_.slots.data() + localTop_;
   std::copy(f.c.locals, f.c.locals + LEDGER_SLOT_FIRST_LOCAL, locals);
   std::fill(locals + LEDGER_SLOT_FIRST_LOCAL, locals + need, 0);
   localTop_ += need;

@@ -282,15 +282,6 @@ private:
   int64_t base(Handle actor, Id value);
   int64_t computeStat(Handle a, Id stat, const TagBits *except);
   int64_t boundOf(Handle a, Id body);
-  // A base or a bound that is a number, or its holder's stat read bare, is
-  // read without running its body: most are.
-  struct Plain {
-    enum Kind : uint8_t { Body, Number, HolderStat } kind = Body;
-    Id stat = pack::kNoId;
-    int64_t number = 0;
-  };
-  std::vector<Plain> plain_; // by body
-  void findPlainBodies();
   int64_t poolNow(Handle a, Id pool);
   void settlePools(Handle a);
   void touch(Handle a);
@@ -346,7 +337,8 @@ private:
   bool mayHear(Id effect, Phase phase, Id kind) const {
     if (phase == Phase::Count)
       return true; // hearers_ holds the instances counting events
-    return heardKinds_[(size_t(effect) * 2 + size_t(phase)) * eventCount_ + kind];
+    return ix_->heardKinds[(size_t(effect) * 2 + size_t(phase)) * ix_->eventCount + kind];
+
   }
   void runJob(const Job &job);
   void dieOrFall(uint32_t eventIndex);
@@ -403,6 +395,7 @@ private:
 
   const Pack *pack_;
   const pack::Tables *t_;
+  const PackIndex *ix_;
   uint64_t seed_ = 0;
   int64_t now_ = 0; // whole ticks
   uint64_t epoch_ = 1;
@@ -410,7 +403,6 @@ private:
   uint32_t chains_ = 0;
   uint32_t valueCount_ = 0;
   std::vector<Actor> actors_;
-  std::vector<Id> archetypeBase_;  // archetype * values + value: its base's formula, or none
   std::vector<int64_t> pools_;     // amount at the anchor
   std::vector<int64_t> poolAt_;    // the anchor's tick
   std::vector<int64_t> poolMax_;   // the maximum it last read
@@ -427,7 +419,6 @@ private:
   std::vector<uint32_t> blockers_;
   std::vector<Instance> insts_;
   std::vector<int64_t> everyDue_;
-  std::vector<Id> clockStats_;   // the stats clocks run at
   std::vector<Clock> clocks_;    // actor * clockStats_ + clock
   std::vector<Handle> touched_;
   std::vector<Handle> autoActors_; // actors that may hold an auto grant
@@ -465,7 +456,16 @@ private:
   int momentDepth_ = 0;
   bool pricing_ = false; // a cost priced: before rules change its amount and nothing else
   std::vector<std::pair<Id, int64_t>> givenVars_;
-  std::vector<int64_t> localStack_;
+  // Steps' locals, a stack as rules run inside rules: empty between
+  // moments, so a save copies none of it and its copy makes its own.
+  static constexpr size_t kLocalSlots = 1 << 16;
+  struct LocalStack {
+    std::vector<int64_t> slots;
+    LocalStack() = default;
+    LocalStack(const LocalStack &) {}
+    LocalStack &operator=(const LocalStack &) { return *this; }
+  };
+  LocalStack localStack_;
   std::vector<int64_t> scratchVars_; // vars for a body read with no instance: a newcomer's
   size_t localTop_ = 0;
   std::vector<int64_t> lists_;
@@ -474,22 +474,7 @@ private:
   std::vector<std::pair<Handle, uint32_t>> preventedChains_; // holder, chain
   std::vector<uint32_t> chainCounts_; // the moment's chains' events, from chainBase_
   uint32_t chainBase_ = 0;
-  std::vector<std::vector<Id>> members_; // a stat by type: its members
-  std::vector<std::vector<Id>> covers_; // a value, then the by-type groups and stat over it
-  std::vector<uint8_t> wideEffect_; // an effect with a rule hearing more than its holder
-  std::vector<uint8_t> hears_;      // an effect with a rule hearing events
-  // (effect * 2 + phase) * events + kind: a rule of that phase may hear that
-  // kind of event (one named by a tag or any event may hear every kind).
-  std::vector<uint8_t> heardKinds_;
-  // Effects none of whose instances moves a value: no modifier, suspension
-  // or link override. Their coming and going leaves the holder's stats
-  // standing (its tags too where the effect has none), and its pools' drift
-  // where no pool reads the world.
-  std::vector<uint8_t> inert_;
-  bool poolsReadWorld_ = false;
-  uint32_t eventCount_ = 0;
   uint32_t counting_ = 0;           // live instances whose lifetime counts events
-  bool costHeard_ = false;          // a before rule may hear a cost: costs are priced
   std::vector<uint32_t> wide_;      // live instances of those
   std::vector<JournalEntry> journal_;
   std::vector<uint64_t> journalTags_;
@@ -537,14 +522,9 @@ private:
   ScratchPool<BeforeEntry> scratchEntries_;
   ScratchPool<int64_t> scratchHandles_;
 
-  // How a stat is cached: by its holder's changes, by any change in the
-  // world, or not at all (it reads a var or a clock).
-  enum class StatCache : uint8_t { Holder, World, Never };
-  std::vector<StatCache> statCache_kind_;
   std::vector<uint32_t> suspenders_; // each actor's instances that suspend the others
   std::vector<TagBits> tagCache_;
   std::vector<uint64_t> tagEpoch_;
-  void classifyStats();
 
   static const LedgerKernelApi kApi;
 };

@@ -32,8 +32,8 @@ World::Frame World::frameFor(uint32_t inst, int64_t event, uint32_t chain) {
 }
 
 int32_t World::clockOfStat(Id stat) const {
-  for (size_t c = 0; c < clockStats_.size(); ++c)
-    if (clockStats_[c] == stat)
+  for (size_t c = 0; c < ix_->clockStats.size(); ++c)
+    if (ix_->clockStats[c] == stat)
       return int32_t(c);
   return -1;
 }
@@ -42,7 +42,7 @@ int32_t World::clockOfStat(Id stat) const {
 int64_t World::clockNow(Handle a, int32_t clock) const {
   if (clock < 0 || !actor(a))
     return now_ * kOne;
-  const Clock &c = clocks_[size_t(indexOf(a)) * clockStats_.size() + clock];
+  const Clock &c = clocks_[size_t(indexOf(a)) * ix_->clockStats.size() + clock];
   __int128 run = __int128(now_ * kOne - c.anchorWorld) * c.rate / kOne;
   return c.anchorClock + int64_t(run);
 }
@@ -52,7 +52,7 @@ int64_t World::clockNow(Handle a, int32_t clock) const {
 int64_t World::worldDue(Handle a, int32_t clock, int64_t due) const {
   if (clock < 0 || !actor(a))
     return due;
-  const Clock &c = clocks_[size_t(indexOf(a)) * clockStats_.size() + clock];
+  const Clock &c = clocks_[size_t(indexOf(a)) * ix_->clockStats.size() + clock];
   if (c.rate <= 0)
     return INT64_MAX;
   __int128 left = __int128(due - c.anchorClock) * kOne;
@@ -67,12 +67,12 @@ void World::retime(Handle a) {
   if (!alive(a))
     return;
   schedulePoolBounds(a);
-  if (clockStats_.empty())
+  if (ix_->clockStats.empty())
     return;
-  size_t base = size_t(indexOf(a)) * clockStats_.size();
+  size_t base = size_t(indexOf(a)) * ix_->clockStats.size();
   bool moved = false;
-  for (size_t c = 0; c < clockStats_.size(); ++c) {
-    int64_t rate = std::max<int64_t>(0, computeStat(a, clockStats_[c], nullptr));
+  for (size_t c = 0; c < ix_->clockStats.size(); ++c) {
+    int64_t rate = std::max<int64_t>(0, computeStat(a, ix_->clockStats[c], nullptr));
     Clock &clock = clocks_[base + c];
     if (rate == clock.rate)
       continue;
@@ -173,13 +173,13 @@ uint32_t World::newInstance(Event &e, uint32_t eventIndex) {
   // Each every rule's first run one interval in, on its clock.
   in.everyAt = place(everyDue_, in.storage.everyAt, in.storage.everyCap, everies);
   held_[indexOf(e.subject)].push_back(i);
-  if (hears_[e.effect] || in.countLeft >= 0) // its lifetime hears what it counts
+  if (ix_->hears[e.effect] || in.countLeft >= 0) // its lifetime hears what it counts
     hearers_[indexOf(e.subject)].push_back(i);
   if (ef.blockCount)
     ++blockers_[indexOf(e.subject)];
   if (ef.suspendsAll)
     ++suspenders_[indexOf(e.subject)];
-  if (wideEffect_[e.effect])
+  if (ix_->wideEffect[e.effect])
     wide_.push_back(i);
   if (ef.autoCount && std::find(autoActors_.begin(), autoActors_.end(), e.subject) == autoActors_.end())
     autoActors_.push_back(e.subject);
@@ -451,7 +451,7 @@ void World::endInstance(uint32_t inst, Id endTag, uint32_t chain) {
   freeInsts_.push_back(inst);
   ++epoch_;
   if (Actor *ac = actor(holder)) {
-    if (!inert_[still.effect])
+    if (!ix_->inert[still.effect])
       ++ac->epoch;
     ++ac->tagsEpoch;
   }

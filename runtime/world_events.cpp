@@ -138,7 +138,7 @@ void World::candidates(const Event &e, Phase phase, std::vector<uint32_t> &out) 
     size_t mid = out.size();
     for (uint32_t i : hearers_[indexOf(a)]) {
       Id effect = insts_[i].effect;
-      if (!wideEffect_[effect] && mayHear(effect, phase, e.kind))
+      if (!ix_->wideEffect[effect] && mayHear(effect, phase, e.kind))
         out.push_back(i);
     }
     mergeRun(mid);
@@ -147,7 +147,7 @@ void World::candidates(const Event &e, Phase phase, std::vector<uint32_t> &out) 
     return;
   size_t mid = out.size(), kept = 0;
   for (uint32_t i : wide_)
-    if (insts_[i].live && wideEffect_[insts_[i].effect]) {
+    if (insts_[i].live && ix_->wideEffect[insts_[i].effect]) {
       wide_[kept++] = i;
       if (mayHear(insts_[i].effect, phase, e.kind))
         out.push_back(i);

@@ -222,7 +222,7 @@ Refusal World::castAbility(Frame *parent, Handle caster, Id ability,
 // A cost as the change it will be: its formula, then the before rules on
 // it, changing its amount alone; nothing lands.
 int64_t World::price(Handle payer, Id pool, int64_t amount, Handle caster, Id ability) {
-  if (!costHeard_)
+  if (!ix_->costHeard)
     return amount;
   uint32_t ei = newEvent(Id(BuiltinEvent::Change), payer, caster, caster, 0);
   Event &e = events_[ei];

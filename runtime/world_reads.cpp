@@ -47,7 +47,7 @@ int64_t World::apiRead(Frame &f, uint32_t readId, const int64_t *args) {
     if (t_->values[r.a].byType && f.portion >= 0 && e && uint32_t(f.portion) < e->portionCount) {
       Id best = kNoId;
       uint32_t depth = 0;
-      for (Id m : members_[r.a]) {
+      for (Id m : ix_->members[r.a]) {
         Id g = t_->values[m].memberTag;
         if (!((e->portions[f.portion].tags.w[g / 64] >> (g % 64)) & 1))
           continue;

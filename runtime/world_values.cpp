@@ -101,8 +101,8 @@ bool World::carries(Handle a, Id tag) {
 // A base is read live: one reading another actor through a link follows it.
 int64_t World::base(Handle a, Id v) {
   Id arch = actor(a)->archetype;
-  for (Id c : covers_[v]) {
-    Id body = archetypeBase_[size_t(arch) * valueCount_ + c];
+  for (Id c : ix_->covers[v]) {
+    Id body = ix_->archetypeBase[size_t(arch) * valueCount_ + c];
     if (body != kNoId)
       return boundOf(a, body);
   }
@@ -126,33 +126,12 @@ int64_t World::rounded(Id v, int64_t x) const {
   return x;
 }
 
-void World::findPlainBodies() {
-  plain_.assign(t_->bodies.size(), Plain{});
-  for (Id b = 0; b < t_->bodies.size(); ++b) {
-    const pack::Body &body = t_->bodies[b];
-    if (body.kind != pack::BodyKind::Formula)
-      continue;
-    const pack::Expr &root = t_->exprs[body.root];
-    if (root.op == pack::ExprOp::Const) {
-      plain_[b] = {Plain::Number, kNoId, root.imm};
-      continue;
-    }
-    if (root.op != pack::ExprOp::Read || root.argCount != 1)
-      continue;
-    const pack::Read &read = t_->reads[root.imm];
-    const pack::Expr &who = t_->exprs[t_->exprArgs[root.argsBegin]];
-    if (read.op == pack::ReadOp::Value && who.op == pack::ExprOp::Local &&
-        who.imm == LEDGER_SLOT_HOLDER && t_->values[read.a].kind == pack::ValueKind::Stat &&
-        !t_->values[read.a].byType)
-      plain_[b] = {Plain::HolderStat, read.a, 0};
-  }
-}
 
 int64_t World::boundOf(Handle a, Id body) {
-  const Plain &plain = plain_[body];
-  if (plain.kind == Plain::Number)
+  const PackIndex::Plain &plain = ix_->plain[body];
+  if (plain.kind == PackIndex::Plain::Number)
     return plain.number;
-  if (plain.kind == Plain::HolderStat)
+  if (plain.kind == PackIndex::Plain::HolderStat)
     return computeStat(a, plain.stat, nullptr);
   Frame f{};
   f.roots[LEDGER_SLOT_HOLDER] = a;
@@ -170,9 +149,9 @@ int64_t World::computeStat(Handle a, Id stat, const TagBits *except) {
     return 0;
   uint32_t ai = indexOf(a);
   size_t slot = size_t(ai) * valueCount_ + stat;
-  StatCache kind = statCache_kind_[stat];
-  uint64_t stamp = kind == StatCache::Holder ? ac->epoch : epoch_;
-  if (!except && kind != StatCache::Never && statEpoch_[slot] == stamp)
+  PackIndex::StatCache kind = ix_->statCache[stat];
+  uint64_t stamp = kind == PackIndex::StatCache::Holder ? ac->epoch : epoch_;
+  if (!except && kind != PackIndex::StatCache::Never && statEpoch_[slot] == stamp)
     return statCache_[slot];
   const pack::Value &value = t_->values[stat];
   NumberFault fault = NumberFault::None;
@@ -242,7 +221,7 @@ int64_t World::computeStat(Handle a, Id stat, const TagBits *except) {
     for (uint32_t m = 0; m < e.modifierCount; ++m) {
       const pack::Modifier &mod = t_->modifiers[e.modifiersBegin + m];
       if (mod.stat != stat &&
-          std::find(covers_[stat].begin(), covers_[stat].end(), mod.stat) == covers_[stat].end())
+          std::find(ix_->covers[stat].begin(), ix_->covers[stat].end(), mod.stat) == ix_->covers[stat].end())
         continue;
       int64_t amount;
       if (mod.captured) {
@@ -318,117 +297,7 @@ int64_t World::clampPool(Handle a, Id pool, int64_t amount) {
   return rounded(pool, std::clamp(amount, least, std::max(least, poolMost(a, pool))));
 }
 
-namespace {
-using pack::Id;
-// What a body reads: only its holder's own stats, its own instance's stacks
-// and numbers (a stat reading these is cached by its holder's changes);
-// anything else of the world; or a var or a clock (never cached).
-enum class Reads : uint8_t { Holder, World, Volatile };
-Reads readsOf(const pack::Tables &t, Id expr) {
-  const pack::Expr &e = t.exprs[expr];
-  Reads r = Reads::Holder;
-  auto worst = [](Reads a, Reads b) { return a > b ? a : b; };
-  switch (e.op) {
-  case pack::ExprOp::Var:
-    return Reads::Volatile;
-  case pack::ExprOp::Fold:
-    return Reads::World;
-  case pack::ExprOp::Read: {
-    const pack::Read &rd = t.reads[e.imm];
-    bool onHolder = e.argCount > 0 && t.exprs[t.exprArgs[e.argsBegin]].op == pack::ExprOp::Local &&
-                    t.exprs[t.exprArgs[e.argsBegin]].imm == LEDGER_SLOT_HOLDER;
-    if (rd.op == pack::ReadOp::Value || rd.op == pack::ReadOp::ValueExcept)
-      r = onHolder && t.values[rd.a].kind == pack::ValueKind::Stat ? Reads::Holder : Reads::World;
-    else if (rd.op == pack::ReadOp::Curve || rd.op == pack::ReadOp::ArchetypeStat)
-      r = Reads::Holder;
-    else if (rd.op == pack::ReadOp::InstanceField &&
-             pack::InstanceField(rd.a) == pack::InstanceField::Stacks)
-      r = Reads::Holder;
-    else if (rd.op == pack::ReadOp::InstanceField)
-      return Reads::Volatile; // remaining, elapsed: its clock runs
-    else
-      r = Reads::World;
-    break;
-  }
-  default:
-    break;
-  }
-  for (Id k : {e.a, e.b, e.c})
-    if (k != kNoId)
-      r = worst(r, readsOf(t, k));
-  for (uint32_t i = 0; i < e.argCount; ++i)
-    r = worst(r, readsOf(t, t.exprArgs[e.argsBegin + i]));
-  return r;
-}
 
-// Whether a body reads any value at all.
-bool readsValues(const pack::Tables &t, Id body) {
-  if (body == kNoId || t.bodies[body].kind != pack::BodyKind::Formula)
-    return false;
-  std::vector<Id> stack{t.bodies[body].root};
-  while (!stack.empty()) {
-    const pack::Expr &e = t.exprs[stack.back()];
-    stack.pop_back();
-    if (e.op == pack::ExprOp::Read && t.reads[e.imm].op == pack::ReadOp::Value)
-      return true;
-    for (Id k : {e.a, e.b, e.c})
-      if (k != kNoId)
-        stack.push_back(k);
-    for (uint32_t i = 0; i < e.argCount; ++i)
-      stack.push_back(t.exprArgs[e.argsBegin + i]);
-  }
-  return false;
-}
-} // namespace
-
-// Each stat's cache, from what its base, bounds and terms read. Where any
-// stat is cached by the world, a stat reading stats is too: a stat of its
-// holder's may read one that reads the world.
-void World::classifyStats() {
-  std::vector<Reads> reads(valueCount_, Reads::Holder);
-  std::vector<std::vector<Id>> bodies(valueCount_);
-  for (Id v = 0; v < valueCount_; ++v)
-    bodies[v] = {t_->values[v].minBody, t_->values[v].maxBody};
-  for (const pack::ArchetypeValue &av : t_->archetypeValues)
-    if (av.value != kNoId && av.value < valueCount_)
-      bodies[av.value].push_back(av.body);
-  for (const pack::Modifier &m : t_->modifiers)
-    if (!m.captured)
-      for (Id v = 0; v < valueCount_; ++v)
-        if (std::find(covers_[v].begin(), covers_[v].end(), m.stat) != covers_[v].end())
-          bodies[v].push_back(m.amountBody);
-  bool anyWorld = false;
-  for (Id v = 0; v < valueCount_; ++v) {
-    for (Id b : bodies[v])
-      if (b != kNoId && t_->bodies[b].kind == pack::BodyKind::Formula)
-        reads[v] = std::max(reads[v], readsOf(*t_, t_->bodies[b].root));
-    anyWorld |= reads[v] != Reads::Holder;
-  }
-  if (anyWorld)
-    for (Id v = 0; v < valueCount_; ++v)
-      if (reads[v] == Reads::Holder)
-        for (Id b : bodies[v])
-          if (readsValues(*t_, b))
-            reads[v] = Reads::World;
-  statCache_kind_.resize(valueCount_);
-  for (Id v = 0; v < valueCount_; ++v)
-    statCache_kind_[v] = reads[v] == Reads::Holder ? StatCache::Holder
-                         : reads[v] == Reads::World ? StatCache::World
-                                                    : StatCache::Never;
-  for (Id v = 0; v < valueCount_; ++v) {
-    const pack::Value &value = t_->values[v];
-    if (value.kind != pack::ValueKind::Pool)
-      continue;
-    poolsReadWorld_ |= statCache_kind_[v] != StatCache::Holder;
-    if (value.regenStat != kNoId)
-      poolsReadWorld_ |= statCache_kind_[value.regenStat] != StatCache::Holder;
-  }
-  inert_.resize(t_->effects.size());
-  for (Id e = 0; e < t_->effects.size(); ++e) {
-    const pack::Effect &ef = t_->effects[e];
-    inert_[e] = ef.modifierCount == 0 && !ef.suspendsAll && ef.overrideCount == 0;
-  }
-}
 
 // A pool now: its anchor's amount, the drift since in closed form, its
 // maximum's rise if it heals, within its bounds.
@@ -495,7 +364,7 @@ void World::touch(Handle a) {
 }
 
 void World::touchFor(Handle a, Id effect) {
-  if (inert_[effect] && !poolsReadWorld_) {
+  if (ix_->inert[effect] && !ix_->poolsReadWorld) {
     ++epoch_;
     if (Actor *ac = actor(a); ac && t_->effects[effect].tags)
       ++ac->tagsEpoch;
@@ -508,7 +377,7 @@ void World::touchFor(Handle a, Id effect) {
 // so only what reads the world is read afresh. Where no pool's bounds or
 // drift read the world, the holder's other pools drift on as they were.
 void World::touchPool(Handle a, Id pool) {
-  if (poolsReadWorld_)
+  if (ix_->poolsReadWorld)
     settlePools(a);
   else
     settlePool(a, pool);

@@ -1,0 +1,226 @@
+// What the kernel reads of a pack besides its tables, worked out once as
+// the pack loads: every world of the pack shares it, and a save copies none
+// of it.
+#include "pack_index.h"
+
+#include <algorithm>
+
+namespace ledger::rt {
+
+using pack::Id;
+using pack::kNoId;
+
+namespace {
+// What a body reads: only its holder's own stats, its own instance's stacks
+// and numbers (a stat reading these is cached by its holder's changes);
+// anything else of the world; or a var or a clock (never cached).
+enum class Reads : uint8_t { Holder, World, Volatile };
+Reads readsOf(const pack::Tables &t, Id expr) {
+  const pack::Expr &e = t.exprs[expr];
+  Reads r = Reads::Holder;
+  auto worst = [](Reads a, Reads b) { return a > b ? a : b; };
+  switch (e.op) {
+  case pack::ExprOp::Var:
+    return Reads::Volatile;
+  case pack::ExprOp::Fold:
+    return Reads::World;
+  case pack::ExprOp::Read: {
+    const pack::Read &rd = t.reads[e.imm];
+    bool onHolder = e.argCount > 0 && t.exprs[t.exprArgs[e.argsBegin]].op == pack::ExprOp::Local &&
+                    t.exprs[t.exprArgs[e.argsBegin]].imm == LEDGER_SLOT_HOLDER;
+    if (rd.op == pack::ReadOp::Value || rd.op == pack::ReadOp::ValueExcept)
+      r = onHolder && t.values[rd.a].kind == pack::ValueKind::Stat ? Reads::Holder : Reads::World;
+    else if (rd.op == pack::ReadOp::Curve || rd.op == pack::ReadOp::ArchetypeStat)
+      r = Reads::Holder;
+    else if (rd.op == pack::ReadOp::InstanceField &&
+             pack::InstanceField(rd.a) == pack::InstanceField::Stacks)
+      r = Reads::Holder;
+    else if (rd.op == pack::ReadOp::InstanceField)
+      return Reads::Volatile; // remaining, elapsed: its clock runs
+    else
+      r = Reads::World;
+    break;
+  }
+  default:
+    break;
+  }
+  for (Id k : {e.a, e.b, e.c})
+    if (k != kNoId)
+      r = worst(r, readsOf(t, k));
+  for (uint32_t i = 0; i < e.argCount; ++i)
+    r = worst(r, readsOf(t, t.exprArgs[e.argsBegin + i]));
+  return r;
+}
+
+// Whether a body reads any value at all.
+bool readsValues(const pack::Tables &t, Id body) {
+  if (body == kNoId || t.bodies[body].kind != pack::BodyKind::Formula)
+    return false;
+  std::vector<Id> stack{t.bodies[body].root};
+  while (!stack.empty()) {
+    const pack::Expr &e = t.exprs[stack.back()];
+    stack.pop_back();
+    if (e.op == pack::ExprOp::Read && t.reads[e.imm].op == pack::ReadOp::Value)
+      return true;
+    for (Id k : {e.a, e.b, e.c})
+      if (k != kNoId)
+        stack.push_back(k);
+    for (uint32_t i = 0; i < e.argCount; ++i)
+      stack.push_back(t.exprArgs[e.argsBegin + i]);
+  }
+  return false;
+}
+
+// Each stat's cache, from what its base, bounds and terms read. Where any
+// stat is cached by the world, a stat reading stats is too: a stat of its
+// holder's may read one that reads the world.
+void classifyStats(const pack::Tables &t, PackIndex &ix) {
+  std::vector<Reads> reads(ix.valueCount, Reads::Holder);
+  std::vector<std::vector<Id>> bodies(ix.valueCount);
+  for (Id v = 0; v < ix.valueCount; ++v)
+    bodies[v] = {t.values[v].minBody, t.values[v].maxBody};
+  for (const pack::ArchetypeValue &av : t.archetypeValues)
+    if (av.value != kNoId && av.value < ix.valueCount)
+      bodies[av.value].push_back(av.body);
+  for (const pack::Modifier &m : t.modifiers)
+    if (!m.captured)
+      for (Id v = 0; v < ix.valueCount; ++v)
+        if (std::find(ix.covers[v].begin(), ix.covers[v].end(), m.stat) != ix.covers[v].end())
+          bodies[v].push_back(m.amountBody);
+  bool anyWorld = false;
+  for (Id v = 0; v < ix.valueCount; ++v) {
+    for (Id b : bodies[v])
+      if (b != kNoId && t.bodies[b].kind == pack::BodyKind::Formula)
+        reads[v] = std::max(reads[v], readsOf(t, t.bodies[b].root));
+    anyWorld |= reads[v] != Reads::Holder;
+  }
+  if (anyWorld)
+    for (Id v = 0; v < ix.valueCount; ++v)
+      if (reads[v] == Reads::Holder)
+        for (Id b : bodies[v])
+          if (readsValues(t, b))
+            reads[v] = Reads::World;
+  ix.statCache.resize(ix.valueCount);
+  for (Id v = 0; v < ix.valueCount; ++v)
+    ix.statCache[v] = reads[v] == Reads::Holder ? PackIndex::StatCache::Holder
+                         : reads[v] == Reads::World ? PackIndex::StatCache::World
+                                                    : PackIndex::StatCache::Never;
+  for (Id v = 0; v < ix.valueCount; ++v) {
+    const pack::Value &value = t.values[v];
+    if (value.kind != pack::ValueKind::Pool)
+      continue;
+    ix.poolsReadWorld |= ix.statCache[v] != PackIndex::StatCache::Holder;
+    if (value.regenStat != kNoId)
+      ix.poolsReadWorld |= ix.statCache[value.regenStat] != PackIndex::StatCache::Holder;
+  }
+  ix.inert.resize(t.effects.size());
+  for (Id e = 0; e < t.effects.size(); ++e) {
+    const pack::Effect &ef = t.effects[e];
+    ix.inert[e] = ef.modifierCount == 0 && !ef.suspendsAll && ef.overrideCount == 0;
+  }
+}
+
+void findPlainBodies(const pack::Tables &t, PackIndex &ix) {
+  ix.plain.assign(t.bodies.size(), PackIndex::Plain{});
+  for (Id b = 0; b < t.bodies.size(); ++b) {
+    const pack::Body &body = t.bodies[b];
+    if (body.kind != pack::BodyKind::Formula)
+      continue;
+    const pack::Expr &root = t.exprs[body.root];
+    if (root.op == pack::ExprOp::Const) {
+      ix.plain[b] = {PackIndex::Plain::Number, kNoId, root.imm};
+      continue;
+    }
+    if (root.op != pack::ExprOp::Read || root.argCount != 1)
+      continue;
+    const pack::Read &read = t.reads[root.imm];
+    const pack::Expr &who = t.exprs[t.exprArgs[root.argsBegin]];
+    if (read.op == pack::ReadOp::Value && who.op == pack::ExprOp::Local &&
+        who.imm == LEDGER_SLOT_HOLDER && t.values[read.a].kind == pack::ValueKind::Stat &&
+        !t.values[read.a].byType)
+      ix.plain[b] = {PackIndex::Plain::HolderStat, read.a, 0};
+  }
+}
+} // namespace
+
+PackIndex indexPack(const pack::Tables &t) {
+  PackIndex ix;
+  ix.valueCount = uint32_t(t.values.size());
+  for (const pack::Effect &e : t.effects)
+    ix.mostVars = std::max<size_t>(ix.mostVars, e.varCount);
+  if (t.timeStat != kNoId)
+    ix.clockStats.push_back(t.timeStat);
+  for (const pack::Effect &e : t.effects)
+    if (e.clock == pack::ClockKind::Stat && e.clockStat != kNoId &&
+        std::find(ix.clockStats.begin(), ix.clockStats.end(), e.clockStat) == ix.clockStats.end())
+      ix.clockStats.push_back(e.clockStat);
+  ix.members.resize(ix.valueCount);
+  for (Id v = 0; v < ix.valueCount; ++v)
+    if (t.values[v].member != kNoId)
+      ix.members[t.values[v].member].push_back(v);
+  ix.archetypeBase.assign(t.archetypes.size() * ix.valueCount, kNoId);
+  for (pack::Id a = 0; a < t.archetypes.size(); ++a) {
+    const pack::Archetype &arch = t.archetypes[a];
+    for (uint32_t b = 0; b < arch.baseCount; ++b) {
+      const pack::ArchetypeValue &v = t.archetypeValues[arch.basesBegin + b];
+      ix.archetypeBase[size_t(a) * ix.valueCount + v.value] = v.body;
+    }
+  }
+  // A member of a stat by type is moved by its own terms, its type's
+  // parents' (Resist.Magic) and the stat's (Resist), nearest first.
+  ix.covers.resize(ix.valueCount);
+  for (Id v = 0; v < ix.valueCount; ++v) {
+    ix.covers[v].push_back(v);
+    const pack::Value &value = t.values[v];
+    if (value.member == kNoId)
+      continue;
+    for (Id g = t.tags[value.memberTag].parent; g != kNoId; g = t.tags[g].parent)
+      for (Id w = 0; w < ix.valueCount; ++w)
+        if (t.values[w].member == value.member && t.values[w].memberTag == g)
+          ix.covers[v].push_back(w);
+    ix.covers[v].push_back(value.member);
+  }
+  classifyStats(t, ix);
+  findPlainBodies(t, ix);
+  // Effects with a rule hearing more than its holder's own events are
+  // heard on every event; the rest only on their holder's.
+  ix.wideEffect.assign(t.effects.size(), 0);
+  ix.hears.assign(t.effects.size(), 0);
+  ix.eventCount = uint32_t(t.events.size());
+  ix.heardKinds.assign(t.effects.size() * 2 * ix.eventCount, 0);
+  for (pack::Id e = 0; e < t.effects.size(); ++e) {
+    const pack::Effect &ef = t.effects[e];
+    for (uint32_t r = 0; r < ef.ruleCount; ++r) {
+      const pack::Filter &f = t.rules[ef.rulesBegin + r].filter;
+      for (const pack::WhoClause *w : {&f.of, &f.by, &f.credited})
+        if (w->who != pack::Who::Unsaid && w->who != pack::Who::Holder)
+          ix.wideEffect[e] = 1;
+    }
+    for (uint32_t r = 0; r < ef.ruleCount; ++r) {
+      const pack::Rule &rule = t.rules[ef.rulesBegin + r];
+      const pack::Filter &f = rule.filter;
+      if (rule.kind == pack::RuleKind::Before &&
+          (f.any || f.event == Id(pack::BuiltinEvent::Change) || f.tag == Id(pack::BuiltinTag::Cost)))
+        ix.costHeard = true;
+      pack::RuleKind k = rule.kind;
+      bool before = k == pack::RuleKind::Before;
+      bool after = k == pack::RuleKind::After || k == pack::RuleKind::EndsOn || k == pack::RuleKind::Each;
+      ix.hears[e] |= before || after;
+      if (!before && !after)
+        continue;
+      uint8_t *kinds = &ix.heardKinds[(size_t(e) * 2 + (before ? 0 : 1)) * ix.eventCount];
+      if (f.event != kNoId && !f.any && f.tag == kNoId)
+        kinds[f.event] = 1;
+      else
+        std::fill(kinds, kinds + ix.eventCount, 1);
+    }
+    const pack::Filter &cf = ef.lasts.countFilter;
+    for (const pack::WhoClause *w : {&cf.of, &cf.by, &cf.credited})
+      if (ef.lasts.kind == pack::LastsKind::Count && w->who != pack::Who::Unsaid &&
+          w->who != pack::Who::Holder)
+        ix.wideEffect[e] = 1;
+  }
+  return ix;
+}
+
+} // namespace ledger::rt

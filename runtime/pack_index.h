@@ -1,0 +1,55 @@
+// What the kernel reads of a pack besides its tables: which rules may hear
+// which events, how each stat is cached, which bodies need not run. Worked
+// out once when a pack loads (either kind), shared by all its worlds.
+#pragma once
+
+#include "pack_abi.h"
+#include "pack_format.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ledger::rt {
+
+struct PackIndex {
+  using Id = pack::Id;
+  uint32_t valueCount = 0;
+  uint32_t eventCount = 0;
+  size_t mostVars = 1;           // the most vars an effect has
+  std::vector<Id> clockStats;    // the stats clocks run at: the time stat first
+  std::vector<std::vector<Id>> members; // a stat by type: its members
+  std::vector<std::vector<Id>> covers;  // a value, then the by-type groups and stat over it
+  std::vector<Id> archetypeBase; // archetype * values + value: its base's formula, or none
+
+  // How a stat is cached: by its holder's changes, by any change in the
+  // world, or not at all (it reads a var or a clock).
+  enum class StatCache : uint8_t { Holder, World, Never };
+  std::vector<StatCache> statCache;
+  bool poolsReadWorld = false; // a pool's bounds or drift read more than its holder's stats
+  // Effects none of whose instances moves a value: no modifier, suspension
+  // or link override. Their coming and going leaves the holder's stats
+  // standing (its tags too where the effect has none), and its pools' drift
+  // where no pool reads the world.
+  std::vector<uint8_t> inert;
+
+  // A base or a bound that is a number, or its holder's stat read bare, is
+  // read without running its body: most are.
+  struct Plain {
+    enum Kind : uint8_t { Body, Number, HolderStat } kind = Body;
+    Id stat = pack::kNoId;
+    int64_t number = 0;
+  };
+  std::vector<Plain> plain; // by body
+
+  std::vector<uint8_t> wideEffect; // an effect with a rule hearing more than its holder
+  std::vector<uint8_t> hears;      // an effect with a rule hearing events
+  // (effect * 2 + phase) * events + kind: a rule of that phase (0 before;
+  // 1 after, ends on, each … removes) may hear that kind of event. One
+  // named by a tag or any event may hear every kind.
+  std::vector<uint8_t> heardKinds;
+  bool costHeard = false; // a before rule may hear a cost: costs are priced
+};
+
+PackIndex indexPack(const pack::Tables &tables);
+
+} // namespace ledger::rt

@@ -3,7 +3,7 @@
 // one run. See bench/README.md for what it measures and how.
 //
 //   ledger_bench_skirmish [--actors N]... [--seconds S] [--catalog PATH]
-//                         [--whole-second]
+//                         [--whole-second] [--repeat K]
 //                         [--engine reference|compiled|both]
 #include "codegen/codegen.h"
 #include "driver/temp_dir.h"
@@ -16,6 +16,7 @@
 #include <malloc.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -102,6 +103,7 @@ struct Result {
 struct Options {
   std::vector<int64_t> actors;
   int64_t seconds = 60;
+  int64_t repeat = 3; // runs of each engine, taken in turn: the ratio is of their medians
   bool wholeSecond = false; // advance(20) once a second instead of advance(1) a tick
   bool reference = true, compiled = true;
   std::string catalog = LEDGER_BENCH_CATALOG;
@@ -206,7 +208,7 @@ int usage(const char *why) {
   std::fprintf(stderr,
                "ledger_bench_skirmish: %s\n"
                "usage: ledger_bench_skirmish [--actors N]... [--seconds S] [--catalog PATH]\n"
-               "                             [--whole-second]\n"
+               "                             [--whole-second] [--repeat K]\n"
                "                             [--engine reference|compiled|both]\n",
                why);
   return 2;
@@ -224,6 +226,8 @@ int main(int argc, char **argv) {
       opt.seconds = std::atoll(argv[++i]);
     else if (a == "--catalog" && i + 1 < argc)
       opt.catalog = argv[++i];
+    else if (a == "--repeat" && i + 1 < argc)
+      opt.repeat = std::atoll(argv[++i]);
     else if (a == "--whole-second")
       opt.wholeSecond = true;
     else if (a == "--engine" && i + 1 < argc) {
@@ -244,6 +248,8 @@ int main(int argc, char **argv) {
       return usage("--actors takes a whole number of at least 1");
   if (opt.seconds < 1)
     return usage("--seconds takes a whole number of at least 1");
+  if (opt.repeat < 1)
+    return usage("--repeat takes a whole number of at least 1");
 
   // The pipeline `ledger play` runs: front end, lower, then a reference pack
   // over the tables and a compiled pack built from them and loaded.
@@ -288,16 +294,27 @@ int main(int argc, char **argv) {
   std::fflush(stdout);
 
   bool allMatch = true;
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+  };
   for (int64_t n : opt.actors) {
     Result res[2];
     bool have[2] = {false, false};
+    std::vector<double> walls[2];
+    // The engines in turn, so a machine's slow spell falls on both.
+    for (int64_t k = 0; k < opt.repeat; ++k)
     for (int e = 0; e < 2; ++e) {
       const ledger::rt::Pack *p = e == 0 ? reference.get() : compiled.get();
       if (!p)
         continue;
-      res[e] = run(*p, e == 0 ? "reference" : "compiled", n, opt);
+      Result r = run(*p, e == 0 ? "reference" : "compiled", n, opt);
+      walls[e].push_back(r.wall);
+      if (have[e] && (r.journalHash != res[e].journalHash || r.events != res[e].events))
+        allMatch = false; // a run that differs from the engine's own first
+      if (!have[e])
+        res[e] = r;
       have[e] = true;
-      const Result &r = res[e];
       std::printf("%-9s %6lld %12.2f %10.0f %9lld %8.3f %8.3f %9.3f %8lld %8lld %11lld %5lld/%lld\n",
                   r.engine.c_str(), (long long)n, double(opt.seconds) / r.wall,
                   double(r.events) / r.wall, (long long)r.events, r.wall, r.actWall, r.advanceWall,
@@ -309,9 +326,10 @@ int main(int argc, char **argv) {
     if (have[0] && have[1]) {
       bool match = res[0].journalHash == res[1].journalHash && res[0].events == res[1].events;
       allMatch = allMatch && match;
-      std::printf("  N=%lld: compiled/reference %.2fx; %lld orders, %lld refused; journals %s "
-                  "(%lld entries, hash %016llx / %016llx)\n",
-                  (long long)n, res[0].wall / res[1].wall, (long long)res[0].orders,
+      std::printf("  N=%lld: compiled/reference %.2fx (median wall s %.3f / %.3f of %lld runs each); "
+                  "%lld orders, %lld refused; journals %s (%lld entries, hash %016llx / %016llx)\n",
+                  (long long)n, median(walls[0]) / median(walls[1]), median(walls[0]),
+                  median(walls[1]), (long long)opt.repeat, (long long)res[0].orders,
                   (long long)res[0].refused, match ? "match" : "DIFFER", (long long)res[0].events,
                   (unsigned long long)res[0].journalHash, (unsigned long long)res[1].journalHash);
     }

@@ -415,7 +415,14 @@ private:
   std::vector<std::vector<uint32_t>> held_; // each actor's instances, oldest first
   // Each actor's instances with a rule hearing events or a lifetime counting
   // them, and how many of its instances block: what the pipeline looks at.
-  std::vector<std::vector<uint32_t>> hearers_;
+  // Each entry carries what dispatch reads, so finding an event's hearers
+  // reads no instance.
+  struct Hearer {
+    uint32_t inst;
+    Id effect;
+    uint64_t seq;
+  };
+  std::vector<std::vector<Hearer>> hearers_;
   std::vector<uint32_t> blockers_;
   std::vector<Instance> insts_;
   std::vector<int64_t> everyDue_;

@@ -174,7 +174,7 @@ uint32_t World::newInstance(Event &e, uint32_t eventIndex) {
   in.everyAt = place(everyDue_, in.storage.everyAt, in.storage.everyCap, everies);
   held_[indexOf(e.subject)].push_back(i);
   if (ix_->hears[e.effect] || in.countLeft >= 0) // its lifetime hears what it counts
-    hearers_[indexOf(e.subject)].push_back(i);
+    hearers_[indexOf(e.subject)].push_back({i, e.effect, in.seq});
   if (ef.blockCount)
     ++blockers_[indexOf(e.subject)];
   if (ef.suspendsAll)
@@ -431,7 +431,9 @@ void World::endInstance(uint32_t inst, Id endTag, uint32_t chain) {
   auto &list = held_[indexOf(holder)];
   list.erase(std::remove(list.begin(), list.end(), inst), list.end());
   auto &hearing = hearers_[indexOf(holder)];
-  hearing.erase(std::remove(hearing.begin(), hearing.end(), inst), hearing.end());
+  hearing.erase(std::remove_if(hearing.begin(), hearing.end(),
+                               [&](const Hearer &h) { return h.inst == inst; }),
+                hearing.end());
   if (ef.blockCount)
     --blockers_[indexOf(holder)];
   for (uint32_t o = 0; o < ef.overrideCount; ++o) {

@@ -136,11 +136,9 @@ void World::candidates(const Event &e, Phase phase, std::vector<uint32_t> &out) 
       continue;
     seen[n++] = a;
     size_t mid = out.size();
-    for (uint32_t i : hearers_[indexOf(a)]) {
-      Id effect = insts_[i].effect;
-      if (!ix_->wideEffect[effect] && mayHear(effect, phase, e.kind))
-        out.push_back(i);
-    }
+    for (const Hearer &h : hearers_[indexOf(a)])
+      if (!ix_->wideEffect[h.effect] && mayHear(h.effect, phase, e.kind))
+        out.push_back(h.inst);
     mergeRun(mid);
   }
   if (wide_.empty())

@@ -1,0 +1,125 @@
+// What the kernel works out from a pack as it loads: which rules may hear
+// which events, which effects move no value, which bases and bounds need no
+// body, how stats are cached. Each is a shortcut the kernel trusts, so each
+// is pinned here on a catalog made to tell them apart.
+#include "driver/frontend.h"
+#include "ir/ir.h"
+#include "pack_index.h"
+
+#include <gtest/gtest.h>
+
+using namespace ledger;
+using pack::BuiltinEvent;
+using pack::Id;
+using rt::PackIndex;
+
+namespace {
+
+constexpr const char *kCatalog = R"(rate 10
+tags Marked
+stat MaxHealth min 1
+stat Power default 2
+stat Flow default 10
+pool Health max MaxHealth
+pool Ward max MaxHealth * 2
+pool Mana max 100 regen Flow per 1s
+effect Watcher
+    after Activate of holder
+        gain Mana 1
+effect Guard
+    before Damage of holder
+        reduce 1
+effect Mark
+    tags Marked
+    lasts 1s
+effect Might
+    Power + 1
+archetype Dummy
+    base MaxHealth 100
+    full Health Ward
+    with Mana = 0
+)";
+
+constexpr const char *kWorldDrift = R"(rate 10
+stat Surge default 0
+pool Fury max 100
+pool Spark max 100 regen Surge per 1s
+archetype Caster
+    base Surge Fury / 10
+    with Fury = 0, Spark = 0
+)";
+
+struct Indexed {
+  pack::Tables tables;
+  PackIndex index;
+};
+
+Indexed indexed(const char *text) {
+  auto fe = runFrontendOnText("index.ledger", text, FileRole::Catalog);
+  EXPECT_TRUE(fe->ok());
+  Indexed out;
+  out.tables = ir::lower(fe->tree, fe->decls, fe->diags);
+  out.index = rt::indexPack(out.tables);
+  return out;
+}
+
+template <typename List> Id named(const pack::Tables &t, const List &list, std::string_view name) {
+  for (Id i = 0; i < list.size(); ++i)
+    if (t.name(list[i].name) == name)
+      return i;
+  ADD_FAILURE() << "no " << name;
+  return pack::kNoId;
+}
+
+bool hears(const Indexed &x, Id effect, int phase, BuiltinEvent kind) {
+  return x.index.heardKinds[(size_t(effect) * 2 + phase) * x.index.eventCount + Id(kind)];
+}
+
+} // namespace
+
+TEST(PackIndex, ARuleNamingAnEventHearsThatKindAloneInItsPhase) {
+  Indexed x = indexed(kCatalog);
+  Id watcher = named(x.tables, x.tables.effects, "Watcher");
+  EXPECT_TRUE(hears(x, watcher, 1, BuiltinEvent::Activate));
+  EXPECT_FALSE(hears(x, watcher, 1, BuiltinEvent::Apply));
+  EXPECT_FALSE(hears(x, watcher, 0, BuiltinEvent::Activate));
+}
+
+TEST(PackIndex, ARuleNamingATagMayHearEveryKind) {
+  Indexed x = indexed(kCatalog);
+  Id guard = named(x.tables, x.tables.effects, "Guard");
+  EXPECT_TRUE(hears(x, guard, 0, BuiltinEvent::Change));
+  EXPECT_TRUE(hears(x, guard, 0, BuiltinEvent::Apply));
+  EXPECT_FALSE(hears(x, guard, 1, BuiltinEvent::Change));
+}
+
+TEST(PackIndex, OnlyAnEffectWithATermSuspensionOrOverrideMovesValues) {
+  Indexed x = indexed(kCatalog);
+  EXPECT_TRUE(x.index.inert[named(x.tables, x.tables.effects, "Mark")]);
+  EXPECT_TRUE(x.index.inert[named(x.tables, x.tables.effects, "Watcher")]);
+  EXPECT_FALSE(x.index.inert[named(x.tables, x.tables.effects, "Might")]);
+}
+
+TEST(PackIndex, ANumberOrAHolderStatReadBareNeedsNoBody) {
+  Indexed x = indexed(kCatalog);
+  const pack::Tables &t = x.tables;
+  const pack::Value &health = t.values[named(t, t.values, "Health")];
+  const pack::Value &ward = t.values[named(t, t.values, "Ward")];
+  const pack::Value &maxHealth = t.values[named(t, t.values, "MaxHealth")];
+  EXPECT_EQ(x.index.plain[health.maxBody].kind, PackIndex::Plain::HolderStat);
+  EXPECT_EQ(x.index.plain[health.maxBody].stat, named(t, t.values, "MaxHealth"));
+  EXPECT_EQ(x.index.plain[ward.maxBody].kind, PackIndex::Plain::Body);
+  EXPECT_EQ(x.index.plain[maxHealth.minBody].kind, PackIndex::Plain::Number);
+  EXPECT_EQ(x.index.plain[maxHealth.minBody].number, 1'000'000);
+}
+
+TEST(PackIndex, PoolsReadTheWorldOnlyWhereTheirDriftOrBoundsDo) {
+  Indexed own = indexed(kCatalog);
+  EXPECT_FALSE(own.index.poolsReadWorld);
+  for (PackIndex::StatCache kind : own.index.statCache)
+    EXPECT_EQ(kind, PackIndex::StatCache::Holder);
+  Indexed world = indexed(kWorldDrift);
+  EXPECT_TRUE(world.index.poolsReadWorld);
+  EXPECT_EQ(world.index.statCache[named(world.tables, world.tables.values, "Surge")],
+            PackIndex::StatCache::World);
+}

@@ -5,8 +5,9 @@
  * A pack is tables plus bodies. The tables (values, tags, effects, abilities,
  * archetypes, the static shape of every step, query and read) are one blob of
  * constant data in the pack format (pack_format.h); the bodies are functions.
- * A body reaches world state only through the kernel's functions below, and
- * the frame it runs in. */
+ * A body reaches world state through the kernel's functions below, and the
+ * frame it runs in: its locals, its instance's vars and the event in hand,
+ * whose head it reads in place. */
 #ifndef LEDGER_PACK_ABI_H
 #define LEDGER_PACK_ABI_H
 
@@ -17,7 +18,7 @@ extern "C" {
 #endif
 
 /* Raised whenever the descriptor's layout or the meaning of a call changes. */
-#define LEDGER_PACK_ABI_VERSION 1u
+#define LEDGER_PACK_ABI_VERSION 2u
 /* The one symbol a compiled pack exports. */
 #define LEDGER_PACK_SYMBOL "ledger_pack_v1"
 
@@ -68,11 +69,23 @@ typedef struct LedgerKernelApi {
   void (*fault)(LedgerFrame *frame, uint32_t code);
 } LedgerKernelApi;
 
+/* The head of the event in hand, as the world keeps it: what rules' filters
+ * read of every event, read in place rather than asked for. */
+#define LEDGER_EVENT_TAG_WORDS 8
+typedef struct LedgerEventHead {
+  int64_t subject, source, credit; /* actor handles, 0 none */
+  uint32_t kind;                   /* its event id */
+  uint8_t prevented;               /* 1 once a before rule prevented it */
+  uint8_t pad[3];
+  uint64_t tags[LEDGER_EVENT_TAG_WORDS]; /* tag t is bit t % 64 of word t / 64 */
+} LedgerEventHead;
+
 struct LedgerFrame {
   const LedgerKernelApi *api;
   void *kernel;     /* the world's own; a pack never reads it */
   int64_t *locals;  /* LEDGER_SLOT_* then the body's names */
   int64_t *vars;    /* the running instance's vars (self.VAR), or null */
+  const LedgerEventHead *event; /* the event in hand, or null */
 };
 
 typedef int64_t (*LedgerFormulaFn)(LedgerFrame *frame);

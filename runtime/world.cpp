@@ -5,7 +5,9 @@
 #include "number.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdio>
+#include <type_traits>
 
 namespace ledger::rt {
 
@@ -290,9 +292,23 @@ int32_t World::apiStep(Frame &f, uint32_t stepId, const int64_t *args) {
   return action(f, t_->actions[stepId], args);
 }
 
+// The event's head as compiled bodies read it in place.
+static_assert(World::kMaxTagWords == LEDGER_EVENT_TAG_WORDS);
+const LedgerEventHead *World::headOf(const Event &e) {
+  static_assert(std::is_standard_layout_v<Event>);
+  static_assert(offsetof(Event, subject) == offsetof(LedgerEventHead, subject));
+  static_assert(offsetof(Event, source) == offsetof(LedgerEventHead, source));
+  static_assert(offsetof(Event, credit) == offsetof(LedgerEventHead, credit));
+  static_assert(offsetof(Event, kind) == offsetof(LedgerEventHead, kind));
+  static_assert(offsetof(Event, prevented) == offsetof(LedgerEventHead, prevented));
+  static_assert(offsetof(Event, tags) == offsetof(LedgerEventHead, tags));
+  return reinterpret_cast<const LedgerEventHead *>(&e);
+}
+
 // A frame made by value points at itself only once it stands where it runs.
 void World::prepare(Frame &f) {
   f.world = this;
+  f.c.event = f.event >= 0 ? headOf(events_[size_t(f.event)]) : nullptr;
   f.c.api = &kApi;
   f.c.kernel = &f;
   if (!f.c.locals)

@@ -209,9 +209,11 @@ private:
     int64_t amount = 0;
   };
 
+  // Its head is laid out as LedgerEventHead, which compiled bodies read.
   struct Event {
-    Id kind = pack::kNoId;
     Handle subject = 0, source = 0, credit = 0;
+    Id kind = pack::kNoId;
+    bool prevented = false;
     TagBits tags;
     Id pool = pack::kNoId;
     uint32_t portionCount = 0;
@@ -227,7 +229,6 @@ private:
     Id ability = pack::kNoId;
     Id varsFrom = 0;             // Apply: given vars, into givenVars_
     uint32_t varCount = 0;
-    bool prevented = false;
     Refusal refusal = Refusal::None;
     uint32_t chain = 0;
     bool priced = false;
@@ -325,6 +326,7 @@ private:
   void runTimers(int64_t upTo);
   void fireTimer(const Timer &tm);
   void prepare(Frame &f);
+  static const LedgerEventHead *headOf(const Event &e);
   int64_t runBody(Id body, Frame &f);
   int32_t runSteps(Id body, Frame &f);
   Frame frameFor(uint32_t inst, int64_t event, uint32_t chain);

@@ -15,7 +15,7 @@
 namespace ledger::codegen::detail {
 
 // Fields of LedgerFrame and LedgerKernelApi, in their declared order.
-enum class FrameField : unsigned { Api, Kernel, Locals, Vars };
+enum class FrameField : unsigned { Api, Kernel, Locals, Vars, Event };
 enum class ApiSlot : unsigned { Read, Step, ListOpen, ListItem, ListClose, Math, Fault };
 
 // The builder of one body function, with the types and kernel calls every
@@ -30,7 +30,7 @@ struct Emitter {
   llvm::Value *frame = nullptr;
   llvm::IntegerType *i1, *i32, *i64, *i128;
   llvm::PointerType *ptr;
-  llvm::StructType *frameType, *apiType;
+  llvm::StructType *frameType, *apiType, *eventHeadType;
 
   llvm::ConstantInt *c64(int64_t v) const;
   llvm::ConstantInt *c32(uint32_t v) const;

@@ -67,6 +67,7 @@ private:
   Value *choose(const Expr &x);
   Value *clamp(const Expr &x);
   Value *read(const Expr &x);
+  Value *readEventHead(const pack::Read &r);
   Value *fold(const Expr &x);
 
   // ---- steps ----
@@ -277,8 +278,94 @@ Value *BodyLowering::clamp(const Expr &x) {
 }
 
 Value *BodyLowering::read(const Expr &x) {
+  if (x.imm >= 0 && static_cast<uint64_t>(x.imm) < t_.reads.size())
+    if (Value *direct = readEventHead(t_.reads[static_cast<size_t>(x.imm)]))
+      return direct;
   Value *array = args(x.argsBegin, x.argCount);
   return e_.callKernel(ApiSlot::Read, {e_.c32(static_cast<uint32_t>(x.imm)), array});
+}
+
+// What a filter reads of the event in hand, read in place from its head
+// (0 with none in hand), as the kernel's read would answer; null for every
+// other read.
+Value *BodyLowering::readEventHead(const pack::Read &r) {
+  enum Field : unsigned { Subject, Source, Credit, Kind, Prevented, Pad, Tags };
+  Field field;
+  switch (r.op) {
+  case pack::ReadOp::EventActor:
+    switch (pack::EventRole(r.a)) {
+    case pack::EventRole::Subject:
+      field = Subject;
+      break;
+    case pack::EventRole::Source:
+      field = Source;
+      break;
+    case pack::EventRole::Credit:
+      field = Credit;
+      break;
+    default:
+      return nullptr;
+    }
+    break;
+  case pack::ReadOp::EventKind:
+    field = Kind;
+    break;
+  case pack::ReadOp::EventPrevented:
+    field = Prevented;
+    break;
+  case pack::ReadOp::EventTags:
+    if ((size_t(r.tags) + 1) * t_.tagWords > t_.tagBits.size() || t_.tagWords > LEDGER_EVENT_TAG_WORDS)
+      return nullptr;
+    field = Tags;
+    break;
+  default:
+    return nullptr;
+  }
+  Value *head = e_.frameField(FrameField::Event);
+  BasicBlock *from = b_.GetInsertBlock();
+  BasicBlock *present = e_.newBlock("event.head");
+  BasicBlock *join = e_.newBlock("event.read");
+  b_.CreateCondBr(b_.CreateIsNull(head), join, present);
+  b_.SetInsertPoint(present);
+  Value *value;
+  auto at = [&](unsigned index) { return b_.CreateStructGEP(e_.eventHeadType, head, index); };
+  switch (field) {
+  case Subject:
+  case Source:
+  case Credit:
+    value = b_.CreateLoad(e_.i64, at(field));
+    break;
+  case Kind: // the event's id + 1, 0 none
+    value = b_.CreateAdd(b_.CreateZExt(b_.CreateLoad(e_.i32, at(Kind)), e_.i64), e_.c64(1));
+    break;
+  case Prevented:
+    value = emitTruth(e_, b_.CreateICmpNE(b_.CreateLoad(b_.getInt8Ty(), at(Prevented)), b_.getInt8(0)));
+    break;
+  default: {
+    // r.a 0: carries them all; else any of them.
+    const uint64_t *want = t_.tagSet(r.tags);
+    Value *holds = b_.getInt1(r.a == 0);
+    for (uint32_t w = 0; w < t_.tagWords; ++w) {
+      if (want[w] == 0)
+        continue;
+      Value *word = b_.CreateLoad(e_.i64, b_.CreateConstInBoundsGEP2_32(
+                                              ArrayType::get(e_.i64, LEDGER_EVENT_TAG_WORDS), at(Tags), 0, w));
+      Value *mask = ConstantInt::get(e_.i64, want[w]);
+      Value *masked = b_.CreateAnd(word, mask);
+      holds = r.a == 0 ? b_.CreateAnd(holds, b_.CreateICmpEQ(masked, mask))
+                       : b_.CreateOr(holds, b_.CreateICmpNE(masked, ConstantInt::get(e_.i64, 0)));
+    }
+    value = emitTruth(e_, holds);
+    break;
+  }
+  }
+  BasicBlock *presentEnd = b_.GetInsertBlock();
+  b_.CreateBr(join);
+  b_.SetInsertPoint(join);
+  PHINode *result = b_.CreatePHI(e_.i64, 2, "event.value");
+  result->addIncoming(e_.c64(0), from);
+  result->addIncoming(value, presentEnd);
+  return result;
 }
 
 Value *BodyLowering::fold(const Expr &x) {

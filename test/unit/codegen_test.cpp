@@ -694,6 +694,51 @@ TEST(Codegen, PowRootAndReadCallTheKernelInOrder) {
   EXPECT_FALSE(m.nullArgs);
 }
 
+// What a filter reads of the event in hand comes from the frame's event
+// head, no kernel call; with no event in hand each reads 0. Reads of its
+// other fields still ask the kernel.
+TEST(Codegen, EventHeadReadsInPlaceAndZeroWithoutAnEvent) {
+  Builder b;
+  b.t.tagWords = 2;
+  b.t.tagBits = {0, 0, 0b101, uint64_t(1) << 3}; // set 1: tags 0, 2 and 67
+  using pack::Read;
+  using pack::ReadOp;
+  b.t.reads = {
+      Read{.op = ReadOp::EventActor, .a = uint32_t(pack::EventRole::Subject)},
+      Read{.op = ReadOp::EventActor, .a = uint32_t(pack::EventRole::Credit)},
+      Read{.op = ReadOp::EventKind},
+      Read{.op = ReadOp::EventPrevented},
+      Read{.op = ReadOp::EventTags, .a = 0, .tags = 1}, // carries them all
+      Read{.op = ReadOp::EventTags, .a = 1, .tags = 1}, // any of them
+      Read{.op = ReadOp::EventActor, .a = uint32_t(pack::EventRole::Ability)},
+  };
+  std::vector<Id> bodies;
+  for (uint32_t r = 0; r < b.t.reads.size(); ++r)
+    bodies.push_back(b.formula(b.read(r)));
+  auto p = build(b.t);
+  ASSERT_TRUE(p);
+  Mock m;
+  for (Id body : bodies)
+    EXPECT_EQ(m.formula(*p, body), body == bodies[6] ? 6 * kOne : 0) << body;
+  LedgerEventHead head{};
+  head.subject = 41;
+  head.credit = 43;
+  head.kind = 7;
+  head.prevented = 1;
+  head.tags[0] = 0b101;
+  m.frame.event = &head;
+  EXPECT_EQ(m.formula(*p, bodies[0]), 41);
+  EXPECT_EQ(m.formula(*p, bodies[1]), 43);
+  EXPECT_EQ(m.formula(*p, bodies[2]), 8) << "an event's id + 1";
+  EXPECT_EQ(m.formula(*p, bodies[3]), kOne);
+  EXPECT_EQ(m.formula(*p, bodies[4]), 0) << "tag 67 missing";
+  EXPECT_EQ(m.formula(*p, bodies[5]), kOne);
+  head.tags[1] = uint64_t(1) << 3;
+  EXPECT_EQ(m.formula(*p, bodies[4]), kOne);
+  EXPECT_EQ(m.log, (std::vector<std::string>{"read 6()"}))
+      << "only the ability asked the kernel";
+}
+
 TEST(Codegen, FoldsSumHighestLowestCount) {
   Builder b;
   Id it = b.local(LEDGER_SLOT_IT);

@@ -195,6 +195,9 @@ PackIndex indexPack(const pack::Tables &t) {
       for (const pack::WhoClause *w : {&f.of, &f.by, &f.credited})
         if (w->who != pack::Who::Unsaid && w->who != pack::Who::Holder)
           ix.wideEffect[e] = 1;
+      // Whom the activation named needn't stand in the event at all.
+      if (f.targeting.who != pack::Who::Unsaid)
+        ix.wideEffect[e] = 1;
     }
     for (uint32_t r = 0; r < ef.ruleCount; ++r) {
       const pack::Rule &rule = t.rules[ef.rulesBegin + r];
@@ -208,17 +211,26 @@ PackIndex indexPack(const pack::Tables &t) {
       ix.hears[e] |= before || after;
       if (!before && !after)
         continue;
+      // Where its holder must stand in the event: `of holder` its subject,
+      // `by holder` its source, `credited holder` its credit; else anywhere.
+      uint8_t roles = f.of.who == pack::Who::Holder         ? PackIndex::kSubject
+                      : f.by.who == pack::Who::Holder       ? PackIndex::kSource
+                      : f.credited.who == pack::Who::Holder ? PackIndex::kCredit
+                                                            : PackIndex::kAnyRole;
       uint8_t *kinds = &ix.heardKinds[(size_t(e) * 2 + (before ? 0 : 1)) * ix.eventCount];
       if (f.event != kNoId && !f.any && f.tag == kNoId)
-        kinds[f.event] = 1;
+        kinds[f.event] |= roles;
       else
-        std::fill(kinds, kinds + ix.eventCount, 1);
+        for (uint32_t k = 0; k < ix.eventCount; ++k)
+          kinds[k] |= roles;
     }
     const pack::Filter &cf = ef.lasts.countFilter;
     for (const pack::WhoClause *w : {&cf.of, &cf.by, &cf.credited})
       if (ef.lasts.kind == pack::LastsKind::Count && w->who != pack::Who::Unsaid &&
           w->who != pack::Who::Holder)
         ix.wideEffect[e] = 1;
+    if (ef.lasts.kind == pack::LastsKind::Count && cf.targeting.who != pack::Who::Unsaid)
+      ix.wideEffect[e] = 1;
   }
   return ix;
 }

@@ -43,9 +43,11 @@ struct PackIndex {
 
   std::vector<uint8_t> wideEffect; // an effect with a rule hearing more than its holder
   std::vector<uint8_t> hears;      // an effect with a rule hearing events
-  // (effect * 2 + phase) * events + kind: a rule of that phase (0 before;
-  // 1 after, ends on, each … removes) may hear that kind of event. One
+  // (effect * 2 + phase) * events + kind: where its holder must stand in an
+  // event of that kind for a rule of that phase (0 before; 1 after, ends on,
+  // each … removes) to hear it, a mask of the roles below; 0 none may. One
   // named by a tag or any event may hear every kind.
+  enum : uint8_t { kSubject = 1, kSource = 2, kCredit = 4, kAnyRole = 7 };
   std::vector<uint8_t> heardKinds;
   bool costHeard = false; // a before rule may hear a cost: costs are priced
 };

@@ -336,12 +336,13 @@ private:
   // (with ends on and each … removes, queued alike); a lifetime counting it.
   enum class Phase : uint8_t { Before, After, Count };
   void candidates(const Event &e, Phase phase, std::vector<uint32_t> &out);
-  bool mayHear(Id effect, Phase phase, Id kind) const {
+  // The roles (PackIndex::kSubject …) its holder may hear the event in.
+  uint8_t mayHear(Id effect, Phase phase, Id kind) const {
     if (phase == Phase::Count)
-      return true; // hearers_ holds the instances counting events
+      return PackIndex::kAnyRole; // hearers_ holds the instances counting events
     return ix_->heardKinds[(size_t(effect) * 2 + size_t(phase)) * ix_->eventCount + kind];
-
   }
+  void mergeBySeq(std::vector<uint32_t> &out, size_t mid);
   void runJob(const Job &job);
   void dieOrFall(uint32_t eventIndex);
   int64_t stackCap(uint32_t inst, const Event &e);

@@ -113,33 +113,21 @@ bool World::hearsKind(const pack::Filter &f, const Event &e) const {
 // order: no sort, no allocation once the scratch lists have grown.
 void World::candidates(const Event &e, Phase phase, std::vector<uint32_t> &out) {
   out.clear();
-  Handle seen[3] = {0, 0, 0};
-  int n = 0;
-  auto bySeq = [&](uint32_t a, uint32_t b) { return insts_[a].seq < insts_[b].seq; };
-  auto mergeRun = [&](size_t mid) {
-    if (mid == 0 || mid == out.size())
-      return;
-    // A short run is slid into place; a long one merged.
-    if (out.size() - mid <= 8) {
-      for (size_t k = mid; k < out.size(); ++k)
-        for (size_t j = k; j > 0 && bySeq(out[j], out[j - 1]); --j)
-          std::swap(out[j], out[j - 1]);
-      return;
-    }
-    Scratch<uint32_t> merged(scratchIds_);
-    merged->resize(out.size());
-    std::merge(out.begin(), out.begin() + mid, out.begin() + mid, out.end(), merged->begin(), bySeq);
-    out.swap(*merged);
-  };
-  for (Handle a : {e.subject, e.source, e.credit}) {
-    if (a == 0 || std::find(seen, seen + n, a) != seen + n || !actor(a))
+  const Handle who[3] = {e.subject, e.source, e.credit};
+  for (int k = 0; k < 3; ++k) {
+    Handle a = who[k];
+    if (a == 0 || (k > 0 && a == who[0]) || (k > 1 && a == who[1]) || !actor(a))
       continue;
-    seen[n++] = a;
+    // The roles this actor stands in: a rule whose holder must stand in
+    // another can't hear it, and its match would say so.
+    uint8_t roles = uint8_t((a == who[0] ? PackIndex::kSubject : 0) |
+                            (a == who[1] ? PackIndex::kSource : 0) |
+                            (a == who[2] ? PackIndex::kCredit : 0));
     size_t mid = out.size();
     for (const Hearer &h : hearers_[indexOf(a)])
-      if (!ix_->wideEffect[h.effect] && mayHear(h.effect, phase, e.kind))
+      if ((mayHear(h.effect, phase, e.kind) & roles) && !ix_->wideEffect[h.effect])
         out.push_back(h.inst);
-    mergeRun(mid);
+    mergeBySeq(out, mid);
   }
   if (wide_.empty())
     return;
@@ -151,7 +139,25 @@ void World::candidates(const Event &e, Phase phase, std::vector<uint32_t> &out) 
         out.push_back(i);
     }
   wide_.resize(kept);
-  mergeRun(mid);
+  mergeBySeq(out, mid);
+}
+
+// out[0, mid) and out[mid, end) each in the order their instances went on,
+// made one list in that order: a short run slid into place, a long one merged.
+void World::mergeBySeq(std::vector<uint32_t> &out, size_t mid) {
+  if (mid == 0 || mid == out.size())
+    return;
+  auto bySeq = [&](uint32_t a, uint32_t b) { return insts_[a].seq < insts_[b].seq; };
+  if (out.size() - mid <= 8) {
+    for (size_t k = mid; k < out.size(); ++k)
+      for (size_t j = k; j > 0 && bySeq(out[j], out[j - 1]); --j)
+        std::swap(out[j], out[j - 1]);
+    return;
+  }
+  Scratch<uint32_t> merged(scratchIds_);
+  merged->resize(out.size());
+  std::merge(out.begin(), out.begin() + mid, out.begin() + mid, out.end(), merged->begin(), bySeq);
+  out.swap(*merged);
 }
 
 bool World::blocks(const Event &e) {

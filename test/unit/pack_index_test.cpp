@@ -32,6 +32,14 @@ effect Guard
 effect Mark
     tags Marked
     lasts 1s
+effect Wary
+    after Damage targeting holder
+        gain Mana 1
+effect Striker
+    after Damage by holder
+        gain Mana 1
+    after Heal
+        gain Mana 1
 effect Might
     Power + 1
 archetype Dummy
@@ -71,7 +79,7 @@ template <typename List> Id named(const pack::Tables &t, const List &list, std::
   return pack::kNoId;
 }
 
-bool hears(const Indexed &x, Id effect, int phase, BuiltinEvent kind) {
+uint8_t hears(const Indexed &x, Id effect, int phase, BuiltinEvent kind) {
   return x.index.heardKinds[(size_t(effect) * 2 + phase) * x.index.eventCount + Id(kind)];
 }
 
@@ -91,6 +99,23 @@ TEST(PackIndex, ARuleNamingATagMayHearEveryKind) {
   EXPECT_TRUE(hears(x, guard, 0, BuiltinEvent::Change));
   EXPECT_TRUE(hears(x, guard, 0, BuiltinEvent::Apply));
   EXPECT_FALSE(hears(x, guard, 1, BuiltinEvent::Change));
+}
+
+TEST(PackIndex, ARuleHearsWhereItsFilterStandsItsHolder) {
+  Indexed x = indexed(kCatalog);
+  Id watcher = named(x.tables, x.tables.effects, "Watcher");
+  Id striker = named(x.tables, x.tables.effects, "Striker");
+  EXPECT_EQ(hears(x, watcher, 1, BuiltinEvent::Activate), PackIndex::kSubject) << "of holder";
+  // Striker's rules, each naming a pool's change by its tag: by holder, its
+  // source; naming no one, of holder, its subject.
+  EXPECT_EQ(hears(x, striker, 1, BuiltinEvent::Change), PackIndex::kSource | PackIndex::kSubject);
+  EXPECT_EQ(hears(x, striker, 0, BuiltinEvent::Change), 0);
+  EXPECT_FALSE(x.index.wideEffect[striker]);
+}
+
+TEST(PackIndex, ARuleNamingWhomItsActivationTargetedIsHeardOnEveryEvent) {
+  Indexed x = indexed(kCatalog);
+  EXPECT_TRUE(x.index.wideEffect[named(x.tables, x.tables.effects, "Wary")]);
 }
 
 TEST(PackIndex, OnlyAnEffectWithATermSuspensionOrOverrideMovesValues) {

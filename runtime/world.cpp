@@ -68,10 +68,6 @@ const World::Instance *World::instance(Handle h) const {
 }
 
 bool World::exists(Handle h) const { return actor(h) != nullptr; }
-bool World::alive(Handle h) const {
-  const Actor *a = actor(h);
-  return a && a->live;
-}
 
 std::string World::handleName(Handle h) const {
   if (h == 0)

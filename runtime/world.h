@@ -98,7 +98,10 @@ public:
   void keepFrom(const World &replaced);
 
   // ---- reads ---------------------------------------------------------------
-  bool alive(Handle actor) const;
+  bool alive(Handle h) const {
+    const Actor *a = actor(h);
+    return a && a->live;
+  }
   bool exists(Handle actor) const;
   int64_t value(Handle actor, pack::Id value);
   // A pool's maximum now, or a stat's max option; none where it has none.
@@ -281,7 +284,19 @@ private:
 
   // ---- values (world_values.cpp) -------------------------------------------------
   int64_t base(Handle actor, Id value);
-  int64_t computeStat(Handle a, Id stat, const TagBits *except);
+  // A stat now: read from its cache where what it reads hasn't changed.
+  int64_t computeStat(Handle a, Id stat, const TagBits *except) {
+    const Actor *ac = actor(a);
+    if (ac && !except) {
+      size_t slot = size_t(indexOf(a)) * valueCount_ + stat;
+      PackIndex::StatCache kind = ix_->statCache[stat];
+      uint64_t stamp = kind == PackIndex::StatCache::Holder ? ac->epoch : epoch_;
+      if (kind != PackIndex::StatCache::Never && statEpoch_[slot] == stamp)
+        return statCache_[slot];
+    }
+    return computeStatAfresh(a, stat, except);
+  }
+  int64_t computeStatAfresh(Handle a, Id stat, const TagBits *except);
   int64_t boundOf(Handle a, Id body);
   int64_t poolNow(Handle a, Id pool);
   void settlePools(Handle a);

@@ -143,7 +143,7 @@ int64_t World::boundOf(Handle a, Id body) {
 // order docs/readings.md gives: base terms replace the base, adds, the sum
 // of percents, factors one by one, `=` over all, then at least and at most,
 // then the stat's own bounds and rounding.
-int64_t World::computeStat(Handle a, Id stat, const TagBits *except) {
+int64_t World::computeStatAfresh(Handle a, Id stat, const TagBits *except) {
   const Actor *ac = actor(a);
   if (!ac)
     return 0;
@@ -151,8 +151,6 @@ int64_t World::computeStat(Handle a, Id stat, const TagBits *except) {
   size_t slot = size_t(ai) * valueCount_ + stat;
   PackIndex::StatCache kind = ix_->statCache[stat];
   uint64_t stamp = kind == PackIndex::StatCache::Holder ? ac->epoch : epoch_;
-  if (!except && kind != PackIndex::StatCache::Never && statEpoch_[slot] == stamp)
-    return statCache_[slot];
   const pack::Value &value = t_->values[stat];
   NumberFault fault = NumberFault::None;
   int64_t b = base(a, stat);

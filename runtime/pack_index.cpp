@@ -221,8 +221,8 @@ PackIndex indexPack(const pack::Tables &t) {
       if (f.event != kNoId && !f.any && f.tag == kNoId)
         kinds[f.event] |= roles;
       else
-        for (uint32_t k = 0; k < ix.eventCount; ++k)
-          kinds[k] |= roles;
+        for (uint32_t kind = 0; kind < ix.eventCount; ++kind)
+          kinds[kind] |= roles;
     }
     const pack::Filter &cf = ef.lasts.countFilter;
     for (const pack::WhoClause *w : {&cf.of, &cf.by, &cf.credited})

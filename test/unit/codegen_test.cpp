@@ -204,7 +204,7 @@ struct Mock {
 
   Mock() {
     api = {&read, &step, &listOpen, &listItem, &listClose, &math, &fault};
-    frame = {&api, this, locals.data(), vars.data()};
+    frame = {&api, this, locals.data(), vars.data(), nullptr};
   }
   Mock(const Mock &) = delete;
   Mock &operator=(const Mock &) = delete;

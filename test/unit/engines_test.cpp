@@ -263,7 +263,7 @@ struct Mock {
 
   Mock() {
     api = {&read, &step, &listOpen, &listItem, &listClose, &math, &fault};
-    frame = {&api, this, locals, vars};
+    frame = {&api, this, locals, vars, nullptr};
   }
   Mock(const Mock &) = delete;
   Mock &operator=(const Mock &) = delete;

@@ -432,9 +432,8 @@ private:
   std::vector<Handle> globals_;
   std::vector<std::vector<uint32_t>> held_; // each actor's instances, oldest first
   // Each actor's instances with a rule hearing events or a lifetime counting
-  // them, and how many of its instances block: what the pipeline looks at.
-  // Each entry carries what dispatch reads, so finding an event's hearers
-  // reads no instance.
+  // them, oldest first, each with what dispatch reads of it, so finding an
+  // event's hearers reads no instance; and how many of its instances block.
   struct Hearer {
     uint32_t inst;
     Id effect;
@@ -444,7 +443,7 @@ private:
   std::vector<uint32_t> blockers_;
   std::vector<Instance> insts_;
   std::vector<int64_t> everyDue_;
-  std::vector<Clock> clocks_;    // actor * clockStats_ + clock
+  std::vector<Clock> clocks_;    // actor * PackIndex::clockStats + clock
   std::vector<Handle> touched_;
   std::vector<Handle> autoActors_; // actors that may hold an auto grant
   std::vector<std::pair<uint64_t, int64_t>> autoFired_; // (actor index, ability) key, the tick it last went off
@@ -500,7 +499,7 @@ private:
   std::vector<uint32_t> chainCounts_; // the moment's chains' events, from chainBase_
   uint32_t chainBase_ = 0;
   uint32_t counting_ = 0;           // live instances whose lifetime counts events
-  std::vector<uint32_t> wide_;      // live instances of those
+  std::vector<uint32_t> wide_;      // live instances of effects heard on every event (PackIndex::wideEffect)
   std::vector<JournalEntry> journal_;
   std::vector<uint64_t> journalTags_;
   std::vector<std::string> journalNotes_;

@@ -205,7 +205,6 @@ void World::runBefore(uint32_t ei) {
   candidates(events_[ei], Phase::Before, cands);
   Scratch<BeforeEntry> scratchEntries(scratchEntries_);
   std::vector<BeforeEntry> &entries = *scratchEntries;
-  using Entry = BeforeEntry;
   for (uint32_t i : cands) {
     if (!working(i))
       continue;
@@ -229,7 +228,7 @@ void World::runBefore(uint32_t ei) {
       entries.push_back({rule.stage == kNoId ? 0 : rule.stage, order, in.seq, i, ef.rulesBegin + r});
     }
   }
-  std::sort(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) {
+  std::sort(entries.begin(), entries.end(), [](const BeforeEntry &a, const BeforeEntry &b) {
     if (a.stage != b.stage)
       return a.stage < b.stage;
     if (a.order != b.order)
@@ -238,7 +237,7 @@ void World::runBefore(uint32_t ei) {
       return a.seq < b.seq;
     return a.rule < b.rule;
   });
-  for (const Entry &entry : entries) {
+  for (const BeforeEntry &entry : entries) {
     Event &e = events_[ei];
     if (e.prevented || e.redirectTo != 0 || e.redirectPool != kNoId)
       break;

@@ -343,12 +343,11 @@ void World::land(uint32_t ei) {
       return;
     }
     int64_t least = poolLeast(a, e.pool);
-    int64_t beforeAmount = poolNow(a, e.pool);
-    landOnPool(e, a);
+    landOnPool(e, a); // e.before: the pool as it stood, its drift settled
     bool isSet = carriesAll(e.tags, t_->tags[Id(BuiltinTag::Set)].closure);
     // prevents death: a hit that would leave the pool at its least, where a
     // death hears that pool, lands one above it, and the effect ends Spent.
-    if (e.after <= least && beforeAmount > least && !isSet) {
+    if (e.after <= least && e.before > least && !isSet) {
       bool deathHears = false;
       uint32_t preventer = UINT32_MAX;
       for (uint32_t i : held_[indexOf(a)]) {
@@ -367,7 +366,7 @@ void World::land(uint32_t ei) {
         return;
       }
     }
-    if (e.after <= least && beforeAmount > least) {
+    if (e.after <= least && e.before > least) {
       uint32_t d = newEvent(Id(BuiltinEvent::Depleted), a, e.source, e.credit, e.chain);
       events_[d].pool = e.pool;
       if (raiseEvent(d) == Refusal::None)

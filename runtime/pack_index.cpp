@@ -102,9 +102,9 @@ void classifyStats(const pack::Tables &t, PackIndex &ix) {
             reads[v] = Reads::World;
   ix.statCache.resize(ix.valueCount);
   for (Id v = 0; v < ix.valueCount; ++v)
-    ix.statCache[v] = reads[v] == Reads::Holder ? PackIndex::StatCache::Holder
-                         : reads[v] == Reads::World ? PackIndex::StatCache::World
-                                                    : PackIndex::StatCache::Never;
+    ix.statCache[v] = reads[v] == Reads::Holder  ? PackIndex::StatCache::Holder
+                      : reads[v] == Reads::World ? PackIndex::StatCache::World
+                                                 : PackIndex::StatCache::Never;
   for (Id v = 0; v < ix.valueCount; ++v) {
     const pack::Value &value = t.values[v];
     if (value.kind != pack::ValueKind::Pool)
@@ -112,11 +112,6 @@ void classifyStats(const pack::Tables &t, PackIndex &ix) {
     ix.poolsReadWorld |= ix.statCache[v] != PackIndex::StatCache::Holder;
     if (value.regenStat != kNoId)
       ix.poolsReadWorld |= ix.statCache[value.regenStat] != PackIndex::StatCache::Holder;
-  }
-  ix.inert.resize(t.effects.size());
-  for (Id e = 0; e < t.effects.size(); ++e) {
-    const pack::Effect &ef = t.effects[e];
-    ix.inert[e] = ef.modifierCount == 0 && !ef.suspendsAll && ef.overrideCount == 0;
   }
 }
 
@@ -182,6 +177,11 @@ PackIndex indexPack(const pack::Tables &t) {
   }
   classifyStats(t, ix);
   findPlainBodies(t, ix);
+  ix.inert.resize(t.effects.size());
+  for (Id e = 0; e < t.effects.size(); ++e) {
+    const pack::Effect &ef = t.effects[e];
+    ix.inert[e] = ef.modifierCount == 0 && !ef.suspendsAll && ef.overrideCount == 0;
+  }
   // Effects with a rule hearing more than its holder's own events are
   // heard on every event; the rest only on their holder's.
   ix.wideEffect.assign(t.effects.size(), 0);
@@ -203,11 +203,13 @@ PackIndex indexPack(const pack::Tables &t) {
       const pack::Rule &rule = t.rules[ef.rulesBegin + r];
       const pack::Filter &f = rule.filter;
       if (rule.kind == pack::RuleKind::Before &&
-          (f.any || f.event == Id(pack::BuiltinEvent::Change) || f.tag == Id(pack::BuiltinTag::Cost)))
+          (f.any || f.event == Id(pack::BuiltinEvent::Change) ||
+           f.tag == Id(pack::BuiltinTag::Cost)))
         ix.costHeard = true;
       pack::RuleKind k = rule.kind;
       bool before = k == pack::RuleKind::Before;
-      bool after = k == pack::RuleKind::After || k == pack::RuleKind::EndsOn || k == pack::RuleKind::Each;
+      bool after =
+          k == pack::RuleKind::After || k == pack::RuleKind::EndsOn || k == pack::RuleKind::Each;
       ix.hears[e] |= before || after;
       if (!before && !after)
         continue;

@@ -15,11 +15,11 @@ struct PackIndex {
   using Id = pack::Id;
   uint32_t valueCount = 0;
   uint32_t eventCount = 0;
-  size_t mostVars = 1;           // the most vars an effect has
-  std::vector<Id> clockStats;    // the stats clocks run at: the time stat first
+  size_t mostVars = 1;                  // the most vars an effect has
+  std::vector<Id> clockStats;           // the stats clocks run at: the time stat first
   std::vector<std::vector<Id>> members; // a stat by type: its members
   std::vector<std::vector<Id>> covers;  // a value, then the by-type groups and stat over it
-  std::vector<Id> archetypeBase; // archetype * values + value: its base's formula, or none
+  std::vector<Id> archetypeBase;        // archetype * values + value: its base's formula, or none
 
   // How a stat is cached: by its holder's changes, by any change in the
   // world, or not at all (it reads a var or a clock).

@@ -11,9 +11,9 @@ Emitter::Emitter(Module &m)
       i64(b.getInt64Ty()), i128(b.getInt128Ty()), ptr(b.getPtrTy()) {
   frameType = StructType::get(ctx, {ptr, ptr, ptr, ptr, ptr});
   // LedgerEventHead: subject, source, credit, kind, prevented, pad, tags.
-  eventHeadType = StructType::get(ctx, {i64, i64, i64, i32, b.getInt8Ty(),
-                                        ArrayType::get(b.getInt8Ty(), 3),
-                                        ArrayType::get(i64, LEDGER_EVENT_TAG_WORDS)});
+  eventHeadType =
+      StructType::get(ctx, {i64, i64, i64, i32, b.getInt8Ty(), ArrayType::get(b.getInt8Ty(), 3),
+                            ArrayType::get(i64, LEDGER_EVENT_TAG_WORDS)});
   apiType = StructType::get(ctx, {ptr, ptr, ptr, ptr, ptr, ptr, ptr});
 }
 

@@ -314,7 +314,8 @@ Value *BodyLowering::readEventHead(const pack::Read &r) {
     field = Prevented;
     break;
   case pack::ReadOp::EventTags:
-    if ((size_t(r.tags) + 1) * t_.tagWords > t_.tagBits.size() || t_.tagWords > LEDGER_EVENT_TAG_WORDS)
+    if ((size_t(r.tags) + 1) * t_.tagWords > t_.tagBits.size() ||
+        t_.tagWords > LEDGER_EVENT_TAG_WORDS)
       return nullptr;
     field = Tags;
     break;
@@ -339,7 +340,8 @@ Value *BodyLowering::readEventHead(const pack::Read &r) {
     value = b_.CreateAdd(b_.CreateZExt(b_.CreateLoad(e_.i32, at(Kind)), e_.i64), e_.c64(1));
     break;
   case Prevented:
-    value = emitTruth(e_, b_.CreateICmpNE(b_.CreateLoad(b_.getInt8Ty(), at(Prevented)), b_.getInt8(0)));
+    value =
+        emitTruth(e_, b_.CreateICmpNE(b_.CreateLoad(b_.getInt8Ty(), at(Prevented)), b_.getInt8(0)));
     break;
   default: {
     // r.a 0: carries them all; else any of them.
@@ -348,8 +350,9 @@ Value *BodyLowering::readEventHead(const pack::Read &r) {
     for (uint32_t w = 0; w < t_.tagWords; ++w) {
       if (want[w] == 0)
         continue;
-      Value *word = b_.CreateLoad(e_.i64, b_.CreateConstInBoundsGEP2_32(
-                                              ArrayType::get(e_.i64, LEDGER_EVENT_TAG_WORDS), at(Tags), 0, w));
+      Value *word = b_.CreateLoad(
+          e_.i64, b_.CreateConstInBoundsGEP2_32(ArrayType::get(e_.i64, LEDGER_EVENT_TAG_WORDS),
+                                                at(Tags), 0, w));
       Value *mask = ConstantInt::get(e_.i64, want[w]);
       Value *masked = b_.CreateAnd(word, mask);
       holds = r.a == 0 ? b_.CreateAnd(holds, b_.CreateICmpEQ(masked, mask))

@@ -735,8 +735,7 @@ TEST(Codegen, EventHeadReadsInPlaceAndZeroWithoutAnEvent) {
   EXPECT_EQ(m.formula(*p, bodies[5]), kOne);
   head.tags[1] = uint64_t(1) << 3;
   EXPECT_EQ(m.formula(*p, bodies[4]), kOne);
-  EXPECT_EQ(m.log, (std::vector<std::string>{"read 6()"}))
-      << "only the ability asked the kernel";
+  EXPECT_EQ(m.log, (std::vector<std::string>{"read 6()"})) << "only the ability asked the kernel";
 }
 
 TEST(Codegen, FoldsSumHighestLowestCount) {

@@ -493,7 +493,7 @@ struct Point {
 
 struct Tables {
   uint32_t version = 1;
-  int64_t ticksPerSecond = 10'000'000; // rate, in millionths of a tick
+  int64_t ticksPerSecond = 1'000'000; // rate, in millionths of a tick; with no rate, 1 a second
   Id timeStat = kNoId;
   Id allegiance = kNoId;
   Id damagePool = kNoId;

@@ -188,6 +188,7 @@ PackIndex indexPack(const pack::Tables &t) {
   ix.hears.assign(t.effects.size(), 0);
   ix.eventCount = uint32_t(t.events.size());
   ix.heardKinds.assign(t.effects.size() * 2 * ix.eventCount, 0);
+  ix.kindHeard.assign(2 * ix.eventCount, 0);
   for (pack::Id e = 0; e < t.effects.size(); ++e) {
     const pack::Effect &ef = t.effects[e];
     for (uint32_t r = 0; r < ef.ruleCount; ++r) {
@@ -220,11 +221,12 @@ PackIndex indexPack(const pack::Tables &t) {
                       : f.credited.who == pack::Who::Holder ? PackIndex::kCredit
                                                             : PackIndex::kAnyRole;
       uint8_t *kinds = &ix.heardKinds[(size_t(e) * 2 + (before ? 0 : 1)) * ix.eventCount];
-      if (f.event != kNoId && !f.any && f.tag == kNoId)
-        kinds[f.event] |= roles;
-      else
-        for (uint32_t kind = 0; kind < ix.eventCount; ++kind)
+      uint8_t *anyKinds = &ix.kindHeard[(before ? 0 : 1) * ix.eventCount];
+      for (uint32_t kind = 0; kind < ix.eventCount; ++kind)
+        if (kind == f.event || f.event == kNoId || f.any || f.tag != kNoId) {
           kinds[kind] |= roles;
+          anyKinds[kind] = 1;
+        }
     }
     const pack::Filter &cf = ef.lasts.countFilter;
     for (const pack::WhoClause *w : {&cf.of, &cf.by, &cf.credited})

@@ -49,6 +49,9 @@ struct PackIndex {
   // named by a tag or any event may hear every kind.
   enum : uint8_t { kSubject = 1, kSource = 2, kCredit = 4, kAnyRole = 7 };
   std::vector<uint8_t> heardKinds;
+  // phase * events + kind: some effect has a rule of that phase that may
+  // hear the kind. Most events (a cost paid, an activation) none may.
+  std::vector<uint8_t> kindHeard;
   bool costHeard = false; // a before rule may hear a cost: costs are priced
 };
 

@@ -220,9 +220,11 @@ Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32
     pools_[slot] = t_->values[pool].defaultValue ? t_->values[pool].defaultValue : poolLeast(h, pool);
     poolMax_[slot] = poolMost(h, pool);
   }
+  Scratch<int64_t> filledTo(scratchHandles_); // each full pool's maximum as it filled
   for (uint32_t p = 0; p < arch.fullCount; ++p) {
     Id pool = t_->idLists[arch.fullBegin + p];
-    pools_[size_t(i) * valueCount_ + pool] = poolMost(h, pool);
+    filledTo->push_back(poolMost(h, pool));
+    pools_[size_t(i) * valueCount_ + pool] = filledTo->back();
   }
   for (uint32_t w = 0; w < arch.withCount; ++w) {
     const pack::ArchetypeValue &v = t_->archetypeValues[arch.withBegin + w];
@@ -240,6 +242,27 @@ Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32
     const pack::ArchetypeValue &v = t_->archetypeValues[arch.hasBegin + k];
     int64_t stacks = runBody(v.body, f);
     applyTo(nullptr, v.value, stacks, h, h, h, Lifetime{}, {}, chain, nullptr, nullptr);
+  }
+  // A full pool starts at the maximum its innate effects make: it rises with
+  // its maximum as they go on (one that heals as its maximum rises has), unless
+  // a with gives its amount (docs/readings.md).
+  auto given = [&](Id pool) {
+    for (uint32_t w = 0; w < arch.withCount; ++w)
+      if (t_->archetypeValues[arch.withBegin + w].value == pool)
+        return true;
+    for (auto [what, v] : withs.values)
+      if (what == pool)
+        return true;
+    return false;
+  };
+  for (uint32_t p = 0; p < arch.fullCount && alive(h); ++p) {
+    Id pool = t_->idLists[arch.fullBegin + p];
+    int64_t rise = poolMost(h, pool) - (*filledTo)[p];
+    if (rise <= 0 || given(pool) || t_->values[pool].rise == pack::Rise::Heal)
+      continue;
+    settlePool(h, pool);
+    size_t slot = size_t(i) * valueCount_ + pool;
+    pools_[slot] = clampPool(h, pool, pools_[slot] + rise);
   }
   if (arch.autoCount)
     autoActors_.push_back(h);

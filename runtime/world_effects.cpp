@@ -261,17 +261,18 @@ void World::install(Event &e, uint32_t eventIndex) {
                : StackMode::Add;
   // Exclusive: the holder's other effects carrying one of its tags come off.
   if (ef.exclusive) {
-    std::vector<uint32_t> off;
+    Scratch<uint32_t> off(scratchIds_);
     for (uint32_t i : held_[indexOf(holder)]) {
       TagBits tb;
       addTags(tb, t_->effects[insts_[i].effect].tags);
       if (insts_[i].effect != e.effect && carriesAny(tb, ef.exclusive))
-        off.push_back(i);
+        off->push_back(i);
     }
-    for (uint32_t i : off)
+    for (uint32_t i : *off)
       endInstance(i, Id(pack::BuiltinTag::EndReplaced), e.chain);
   }
-  std::vector<uint32_t> same;
+  Scratch<uint32_t> sameList(scratchIds_);
+  std::vector<uint32_t> &same = *sameList;
   for (uint32_t i : held_[indexOf(holder)])
     if (insts_[i].effect == e.effect && (!ef.stack.perSource || insts_[i].source == e.source))
       same.push_back(i);

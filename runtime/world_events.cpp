@@ -113,6 +113,8 @@ bool World::hearsKind(const pack::Filter &f, const Event &e) const {
 // order: no sort, no allocation once the scratch lists have grown.
 void World::candidates(const Event &e, Phase phase, std::vector<uint32_t> &out) {
   out.clear();
+  if (phase != Phase::Count && !ix_->kindHeard[size_t(phase) * ix_->eventCount + e.kind])
+    return;
   const Handle who[3] = {e.subject, e.source, e.credit};
   for (int k = 0; k < 3; ++k) {
     Handle a = who[k];

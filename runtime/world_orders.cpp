@@ -164,16 +164,18 @@ Refusal World::castAbility(Frame *parent, Handle caster, Id ability,
   cf.roots[LEDGER_SLOT_TARGET] = targets.empty() ? (ab.target == pack::TargetKind::Self ? caster : 0)
                                                  : targets[0];
   if (!free) {
-    std::vector<std::pair<Handle, int64_t>> bill;
+    // Every cost priced before any is paid: the bill, payer and amount by turns.
+    Scratch<int64_t> bill(scratchHandles_);
     for (uint32_t c = 0; c < ab.costCount; ++c) {
       const pack::Cost &cost = t_->costs[ab.costsBegin + c];
       Handle payer = cost.link != kNoId ? linkOf(caster, cost.link) : caster;
-      bill.push_back({payer, price(payer, cost.pool, runBody(cost.amountBody, cf), caster, ability)});
+      bill->push_back(payer);
+      bill->push_back(price(payer, cost.pool, runBody(cost.amountBody, cf), caster, ability));
     }
     for (uint32_t c = 0; c < ab.costCount; ++c) {
       Portion p;
-      p.amount = bill[c].second;
-      changePool(parent, Id(BuiltinTag::Cost), t_->costs[ab.costsBegin + c].pool, bill[c].first,
+      p.amount = (*bill)[2 * c + 1];
+      changePool(parent, Id(BuiltinTag::Cost), t_->costs[ab.costsBegin + c].pool, (*bill)[2 * c],
                  caster, caster, &p, 1, INT64_MAX, chain, {}, true);
     }
   }

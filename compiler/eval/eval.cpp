@@ -98,7 +98,7 @@ public:
     case ExprOp::Root:
       return f_->api->math(f_, LEDGER_MATH_ROOT, eval(e.a), e.imm);
     case ExprOp::Read: {
-      std::vector<int64_t> args = operands(e.argsBegin, e.argCount);
+      Operands args(*this, e.argsBegin, e.argCount);
       return f_->api->read(f_, uint32_t(e.imm), args.data());
     }
     case ExprOp::Fold:
@@ -123,16 +123,32 @@ private:
     return value;
   }
 
-  std::vector<int64_t> operands(uint32_t begin, uint32_t count) {
-    std::vector<int64_t> values(count);
-    for (uint32_t i = 0; i < count; ++i)
-      values[i] = eval(t_.exprArgs[begin + i]);
-    return values;
-  }
+  // A call's operands, evaluated in order: held in place up to a few, so a
+  // body allocates nothing as it runs.
+  class Operands {
+  public:
+    Operands(Evaluator &ev, uint32_t begin, uint32_t count) {
+      if (count > kInPlace) {
+        heap_.resize(count);
+        values_ = heap_.data();
+      }
+      for (uint32_t i = 0; i < count; ++i)
+        values_[i] = ev.eval(ev.t_.exprArgs[begin + i]);
+    }
+    Operands(const Operands &) = delete;
+    Operands &operator=(const Operands &) = delete;
+    const int64_t *data() const { return values_; }
+
+  private:
+    static constexpr uint32_t kInPlace = 8;
+    int64_t inPlace_[kInPlace];
+    std::vector<int64_t> heap_;
+    int64_t *values_ = inPlace_;
+  };
 
   int64_t fold(const pack::Expr &e) {
     const pack::Fold &f = t_.folds[e.imm];
-    std::vector<int64_t> args = operands(e.argsBegin, e.argCount);
+    Operands args(*this, e.argsBegin, e.argCount);
     int64_t n = f_->api->listOpen(f_, f.query, args.data());
     int64_t acc = 0;
     if (f.kind == pack::FoldKind::Count) {
@@ -161,7 +177,7 @@ private:
     case StepOp::If:
       return arg(0) != 0 ? run(s.bodyBegin, s.bodyEnd) : run(s.elseBegin, s.elseEnd);
     case StepOp::ForEach: {
-      std::vector<int64_t> args = operands(s.argsBegin, s.argCount);
+      Operands args(*this, s.argsBegin, s.argCount);
       int64_t n = f_->api->listOpen(f_, s.info, args.data());
       for (int64_t i = 0; i < n; ++i) {
         f_->locals[s.slot] = f_->api->listItem(f_, i);
@@ -193,7 +209,7 @@ private:
       return LEDGER_GO;
     }
     case StepOp::Action: {
-      std::vector<int64_t> args = operands(s.argsBegin, s.argCount);
+      Operands args(*this, s.argsBegin, s.argCount);
       return f_->api->step(f_, s.info, args.data());
     }
     }

@@ -525,7 +525,11 @@ void Lowerer::autoGrants(NodeId c, std::vector<pack::AutoGrant> &autos) {
         key.tag = tagId(spanText(file, slot.begin, slot.end));
       } else if (label == "highest" || label == "lowest") {
         key.kind = label == "highest" ? pack::SortKeyKind::Highest : pack::SortKeyKind::Lowest;
-        key.body = formulaBody(file, slot.value, scope, lineOf(k));
+        // highest VALUE reads each candidate's; highest F, the holder's terms.
+        BodyScope keyScope = scope;
+        if (tree_.exprs[slot.value].kind == ExprKind::Path)
+          keyScope.bareValueOf = LEDGER_SLOT_IT;
+        key.body = formulaBody(file, slot.value, keyScope, lineOf(k));
       } else if (label == "nearest" || label == "furthest") {
         notRunYet(k, "ranking by the space's distance");
         continue;

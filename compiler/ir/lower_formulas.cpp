@@ -227,11 +227,11 @@ Lowered Lowerer::path(uint32_t file, uint32_t begin, uint32_t end, BodyScope &sc
   } else if (Id v = valueId(whole); v != kNoId) {
     Read r{ReadOp::Value};
     r.a = v;
-    return read(r, {local(LEDGER_SLOT_HOLDER)}, Kind::Number);
+    return read(r, {local(scope.bareValueOf)}, Kind::Number);
   } else if (Id v1 = valueId(h); v1 != kNoId) {
     Read r{ReadOp::Value};
     r.a = v1;
-    return read(r, {local(LEDGER_SLOT_HOLDER)}, Kind::Number);
+    return read(r, {local(scope.bareValueOf)}, Kind::Number);
   } else if (Id g = tagId(whole); g != kNoId) {
     return {constant(int64_t(g) + 1), Kind::Tag};
   } else if (Id ab = find(abilities_, h); ab != kNoId) {

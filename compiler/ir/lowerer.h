@@ -3,6 +3,7 @@
 #pragma once
 
 #include "ir/ir.h"
+#include "pack_abi.h"
 
 #include <map>
 #include <string>
@@ -85,13 +86,16 @@ struct BodyScope {
   Id effect = kNoId;  // its vars are self.VAR
   Id ability = kNoId;
   bool itIsInstance = false;
+  // Whose value a bare VALUE reads: the holder's, or in a sort key's bare
+  // VALUE, each candidate's (it).
+  uint32_t bareValueOf = LEDGER_SLOT_HOLDER;
   struct Local {
     std::string name;
     uint32_t slot;
     Kind kind;
   };
   std::vector<Local> locals;
-  uint32_t nextSlot = 6; // LEDGER_SLOT_FIRST_LOCAL
+  uint32_t nextSlot = LEDGER_SLOT_FIRST_LOCAL;
   uint32_t *maxSlot = nullptr;
 
   const Local *find(std::string_view name) const {

@@ -101,6 +101,26 @@ TEST(PackIndex, ARuleNamingATagMayHearEveryKind) {
   EXPECT_FALSE(hears(x, guard, 1, BuiltinEvent::Change));
 }
 
+TEST(PackIndex, AKindNoRuleOfAPhaseMayHearIsPassedOverWhole) {
+  Indexed x = indexed(R"(rate 10
+pool Mana max 100
+effect Watcher
+    after Activate of holder
+        gain Mana 1
+archetype Dummy
+    with Mana = 0
+)");
+  auto heard = [&](int phase, BuiltinEvent kind) {
+    return x.index.kindHeard[size_t(phase) * x.index.eventCount + Id(kind)];
+  };
+  EXPECT_TRUE(heard(1, BuiltinEvent::Activate));
+  EXPECT_FALSE(heard(1, BuiltinEvent::Apply));
+  EXPECT_FALSE(heard(0, BuiltinEvent::Activate)) << "no before rule at all";
+  Indexed tagged = indexed(kCatalog);
+  EXPECT_TRUE(tagged.index.kindHeard[0 * tagged.index.eventCount + Id(BuiltinEvent::Apply)])
+      << "Guard names a tag: any kind may carry it";
+}
+
 TEST(PackIndex, ARuleHearsWhereItsFilterStandsItsHolder) {
   Indexed x = indexed(kCatalog);
   Id watcher = named(x.tables, x.tables.effects, "Watcher");

@@ -32,6 +32,7 @@ public:
   Result run(NodeId play, std::string *journal) {
     Result result;
     world_.emplace(pack_, 0);
+    clock_ = 0;
     try {
       lines(play);
       checkFaults();
@@ -254,6 +255,7 @@ private:
     switch (k) {
     case FormKind::PlaySeed:
       world_.emplace(pack_, uint64_t(number(n, "seed") / rt::kOne));
+      clock_ = 0;
       return;
     case FormKind::PlayMake: {
       step(n);
@@ -350,11 +352,11 @@ private:
     }
     case FormKind::PlayAdvance: {
       step(n);
-      int64_t t = tree_.slot(n, "until") ? ticks(n, "until") - world_->now() * rt::kOne
-                                         : ticks(n, "by");
-      // Time moves in whole ticks; a duration between two ticks reaches the
-      // later one.
-      int64_t whole = (t + rt::kOne - 1) / rt::kOne;
+      // The play's clock moves exactly; the world runs each whole tick it
+      // passes, so half a tick twice is one tick (docs/readings.md).
+      int64_t to = tree_.slot(n, "until") ? ticks(n, "until") : clock_ + ticks(n, "by");
+      clock_ = std::max(clock_, to);
+      int64_t whole = clock_ / rt::kOne - world_->now();
       if (whole > 0)
         world_->advance(whole);
       return;
@@ -367,7 +369,7 @@ private:
     }
     case FormKind::PlaySave: {
       step(n);
-      saves_.insert_or_assign(text(n, "name"), Saved{*world_, actors_, places_});
+      saves_.insert_or_assign(text(n, "name"), Saved{*world_, actors_, places_, clock_});
       lastSave_ = text(n, "name");
       return;
     }
@@ -383,6 +385,7 @@ private:
         world_->keepFrom(replaced);
       actors_ = it->second.actors;
       places_ = it->second.places;
+      clock_ = it->second.clock;
       lastSave_ = name;
       eventMark_ = faultMark_ = world_->journal().size();
       return;
@@ -686,11 +689,13 @@ private:
   std::optional<rt::World> world_;
   std::map<std::string, Handle> actors_;
   std::map<Handle, std::pair<int64_t, int64_t>> places_; // the play's plane
+  int64_t clock_ = 0; // the play's time, in millionths of a tick: the world's runs in whole ones
   // A save: the world, the play's names and its plane, put back together.
   struct Saved {
     rt::World world;
     std::map<std::string, Handle> actors;
     std::map<Handle, std::pair<int64_t, int64_t>> places;
+    int64_t clock;
   };
   std::map<std::string, Saved> saves_;
   std::string lastSave_;

@@ -110,9 +110,15 @@ void classifyStats(const pack::Tables &t, PackIndex &ix) {
     if (value.kind != pack::ValueKind::Pool)
       continue;
     ix.poolsReadWorld |= ix.statCache[v] != PackIndex::StatCache::Holder;
-    if (value.regenStat != kNoId)
-      ix.poolsReadWorld |= ix.statCache[value.regenStat] != PackIndex::StatCache::Holder;
+    if (value.regenStat != kNoId &&
+        ix.statCache[value.regenStat] != PackIndex::StatCache::Holder) {
+      ix.poolsReadWorld = true;
+      ix.worldDrifts.push_back(v);
+    }
   }
+  ix.driftReadsWorld.assign(ix.valueCount, 0);
+  for (Id v : ix.worldDrifts)
+    ix.driftReadsWorld[v] = 1;
 }
 
 void findPlainBodies(const pack::Tables &t, PackIndex &ix) {

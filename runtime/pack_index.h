@@ -26,6 +26,10 @@ struct PackIndex {
   enum class StatCache : uint8_t { Holder, World, Never };
   std::vector<StatCache> statCache;
   bool poolsReadWorld = false; // a pool's bounds or drift read more than its holder's stats
+  // Pools whose drift's rate reads more than their holder's own values: each
+  // keeps the rate it read at its anchor until the world moves it.
+  std::vector<Id> worldDrifts;
+  std::vector<uint8_t> driftReadsWorld; // by value
   // Effects none of whose instances moves a value: no modifier, suspension
   // or link override. Their coming and going leaves the holder's stats
   // standing (its tags too where the effect has none), and its pools' drift

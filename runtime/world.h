@@ -304,6 +304,10 @@ private:
   // An instance of this effect comes, goes or changes stacks on a.
   void touchFor(Handle a, Id effect);
   void settlePool(Handle a, Id pool);
+  // A drift's rate a period: read afresh, or where it reads the world, the
+  // one it read at its anchor.
+  int64_t driftRate(Handle a, Id pool, size_t slot);
+  void resettleWorldDrifts();
   void touchPool(Handle a, Id pool);
   int64_t poolClock(Handle a, Id pool) const;
   void schedulePoolBounds(Handle a);
@@ -424,6 +428,8 @@ private:
   std::vector<int64_t> pools_;     // amount at the anchor
   std::vector<int64_t> poolAt_;    // the anchor's tick
   std::vector<int64_t> poolMax_;   // the maximum it last read
+  std::vector<int64_t> poolRate_;  // a drift reading the world: its rate at the anchor
+  uint64_t driftEpoch_ = 0;        // the world's epoch when drifts reading it last took their rates
   std::vector<uint8_t> hasPool_;
   std::vector<uint32_t> poolVersion_; // a pool's crossing timer is current while this holds
   std::vector<int64_t> poolDue_;      // and the world time it is due

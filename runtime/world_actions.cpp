@@ -179,6 +179,7 @@ Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32
   pools_.resize(pools_.size() + valueCount_, 0);
   poolAt_.resize(poolAt_.size() + valueCount_, 0); // pools' clocks count from the make
   poolMax_.resize(poolMax_.size() + valueCount_, 0);
+  poolRate_.resize(poolRate_.size() + valueCount_, 0);
   hasPool_.resize(hasPool_.size() + valueCount_, 0);
   poolVersion_.resize(poolVersion_.size() + valueCount_, 0);
   poolDue_.resize(poolDue_.size() + valueCount_, -1);
@@ -455,6 +456,7 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
       Instance *in = instance(which);
       if (!in) {
         refused = 1;
+        ++byReason[uint32_t(Refusal::Gone)]; // its instance has ended
       } else {
         self = which == f.instance;
         if (self)

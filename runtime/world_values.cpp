@@ -315,7 +315,7 @@ int64_t World::poolNow(Handle a, Id pool) {
     int64_t elapsed = nowAt - poolAt_[i];
     NumberFault fault = NumberFault::None;
     if (p.regenStat != kNoId && elapsed > 0 && p.regenPerTicks > 0)
-      amount = add(amount, mulDiv(computeStat(a, p.regenStat, nullptr), elapsed, p.regenPerTicks), fault);
+      amount = add(amount, mulDiv(driftRate(a, pool, i), elapsed, p.regenPerTicks), fault);
     if (p.refillEveryTicks > 0 && elapsed > 0) {
       int64_t from = poolAt_[i] / p.refillEveryTicks;
       int64_t to = nowAt / p.refillEveryTicks;
@@ -348,6 +348,35 @@ void World::settlePool(Handle a, Id p) {
   pools_[i] = amount;
   poolAt_[i] = poolClock(a, p);
   poolMax_[i] = poolMost(a, p);
+  if (ix_->driftReadsWorld[p])
+    poolRate_[i] = computeStat(a, t_->values[p].regenStat, nullptr);
+}
+
+int64_t World::driftRate(Handle a, Id pool, size_t slot) {
+  return ix_->driftReadsWorld[pool] ? poolRate_[slot]
+                                    : computeStat(a, t_->values[pool].regenStat, nullptr);
+}
+
+// "what it reads following only that actor's own values, and the pool
+// follows it": once a moment has moved the world, each drift reading it
+// keeps what it ran at its old rate and runs on at the new one.
+void World::resettleWorldDrifts() {
+  if (ix_->worldDrifts.empty() || driftEpoch_ == epoch_)
+    return;
+  for (uint32_t ai = 0; ai < actors_.size(); ++ai) {
+    if (!actors_[ai].live)
+      continue;
+    Handle a = handle(ai, actors_[ai].gen);
+    bool any = false;
+    for (Id p : ix_->worldDrifts)
+      if (hasPool_[size_t(ai) * valueCount_ + p]) {
+        settlePool(a, p);
+        any = true;
+      }
+    if (any)
+      schedulePoolBounds(a);
+  }
+  driftEpoch_ = epoch_;
 }
 
 void World::touch(Handle a) {
@@ -409,7 +438,7 @@ void World::schedulePoolBounds(Handle a) {
     int64_t amount = poolNow(a, p), least = poolLeast(a, p), most = poolMost(a, p);
     int64_t at = poolClock(a, p), due = -1;
     if (v.regenStat != kNoId && v.regenPerTicks > 0) {
-      int64_t rate = computeStat(a, v.regenStat, nullptr); // a period's drift
+      int64_t rate = driftRate(a, p, i); // a period's drift
       int64_t gap = rate > 0 ? most - amount : rate < 0 ? amount - least : 0;
       if (rate != 0 && gap > 0 && most != INT64_MAX) {
         __int128 need = (__int128(gap) * v.regenPerTicks + (rate > 0 ? rate : -rate) - 1) /

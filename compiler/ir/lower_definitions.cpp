@@ -394,7 +394,13 @@ void Lowerer::lowerEffectClause(Id id, NodeId c, std::vector<Rule> &rules,
                               : ModOp::AtMost;
     const Slot *amount = tree_.slot(c, "amount");
     const Expr &ae = tree_.exprs[amount->value];
-    m.percent = ae.kind == ExprKind::Number && tree_.token(file, ae.begin).kind == TokenKind::Percent;
+    // A percent, or a percent times a formula (+ 20% * stacks(...)); a formula
+    // times a percent (+ F * 20%) adds a share of it.
+    auto isPercent = [&](const Expr &x) {
+      return x.kind == ExprKind::Number && tree_.token(file, x.begin).kind == TokenKind::Percent;
+    };
+    m.percent = isPercent(ae) || (ae.kind == ExprKind::Binary && ae.op == ExprOp::Mul &&
+                                  isPercent(tree_.exprs[tree_.exprArgs[ae.firstArg]]));
     m.flat = tree_.hasFlag(c, "flat");
     m.live = tree_.hasFlag(c, "live");
     if (tree_.slot(c, "category"))

@@ -167,4 +167,8 @@ TEST(PackIndex, PoolsReadTheWorldOnlyWhereTheirDriftOrBoundsDo) {
   EXPECT_TRUE(world.index.poolsReadWorld);
   EXPECT_EQ(world.index.statCache[named(world.tables, world.tables.values, "Surge")],
             PackIndex::StatCache::World);
+  // Spark's drift reads the world: it keeps its rate until a moment moves it.
+  Id spark = named(world.tables, world.tables.values, "Spark");
+  EXPECT_EQ(world.index.worldDrifts, std::vector<Id>{spark});
+  EXPECT_TRUE(own.index.worldDrifts.empty()) << "Mana's drift reads its holder's Flow alone";
 }

@@ -52,6 +52,33 @@ Reads readsOf(const pack::Tables &t, Id expr) {
   return r;
 }
 
+// Whether an expression counts a query (or folds over one).
+bool folds(const pack::Tables &t, Id expr) {
+  const pack::Expr &e = t.exprs[expr];
+  if (e.op == pack::ExprOp::Fold)
+    return true;
+  for (Id k : {e.a, e.b, e.c})
+    if (k != kNoId && folds(t, k))
+      return true;
+  for (uint32_t i = 0; i < e.argCount; ++i)
+    if (folds(t, t.exprArgs[e.argsBegin + i]))
+      return true;
+  return false;
+}
+
+// The values an expression reads.
+void valuesRead(const pack::Tables &t, Id expr, std::vector<Id> &out) {
+  const pack::Expr &e = t.exprs[expr];
+  if (e.op == pack::ExprOp::Read && (t.reads[e.imm].op == pack::ReadOp::Value ||
+                                     t.reads[e.imm].op == pack::ReadOp::ValueExcept))
+    out.push_back(t.reads[e.imm].a);
+  for (Id k : {e.a, e.b, e.c})
+    if (k != kNoId)
+      valuesRead(t, k, out);
+  for (uint32_t i = 0; i < e.argCount; ++i)
+    valuesRead(t, t.exprArgs[e.argsBegin + i], out);
+}
+
 // Whether a body reads any value at all.
 bool readsValues(const pack::Tables &t, Id body) {
   if (body == kNoId || t.bodies[body].kind != pack::BodyKind::Formula)
@@ -119,6 +146,32 @@ void classifyStats(const pack::Tables &t, PackIndex &ix) {
   ix.driftReadsWorld.assign(ix.valueCount, 0);
   for (Id v : ix.worldDrifts)
     ix.driftReadsWorld[v] = 1;
+  // Which values count a query, in a body of their own (a pool's bounds; a
+  // stat's base and terms) or of a value they read, followed until nothing
+  // more is found.
+  std::vector<uint8_t> counts(ix.valueCount, 0);
+  std::vector<std::vector<Id>> readList(ix.valueCount);
+  for (Id v = 0; v < ix.valueCount; ++v) {
+    bool pool = t.values[v].kind == pack::ValueKind::Pool;
+    for (Id b : pool ? std::vector<Id>{t.values[v].minBody, t.values[v].maxBody} : bodies[v])
+      if (b != kNoId && t.bodies[b].kind == pack::BodyKind::Formula) {
+        counts[v] |= folds(t, t.bodies[b].root);
+        valuesRead(t, t.bodies[b].root, readList[v]);
+      }
+  }
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (Id v = 0; v < ix.valueCount; ++v)
+      for (Id u : readList[v])
+        if (!counts[v] && u < ix.valueCount && counts[u])
+          counts[v] = grew = true;
+  }
+  ix.boundsReadCount.assign(ix.valueCount, 0);
+  for (Id v = 0; v < ix.valueCount; ++v)
+    if (t.values[v].kind == pack::ValueKind::Pool && counts[v]) {
+      ix.countBounds.push_back(v);
+      ix.boundsReadCount[v] = 1;
+    }
 }
 
 void findPlainBodies(const pack::Tables &t, PackIndex &ix) {

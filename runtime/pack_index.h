@@ -30,6 +30,11 @@ struct PackIndex {
   // keeps the rate it read at its anchor until the world moves it.
   std::vector<Id> worldDrifts;
   std::vector<uint8_t> driftReadsWorld; // by value
+  // Pools whose bounds read a count of a query ("which inside a moment reads
+  // as the last settle left it"): inside a moment, each reads the bounds
+  // the last settle took.
+  std::vector<Id> countBounds;
+  std::vector<uint8_t> boundsReadCount; // by value
   // Effects none of whose instances moves a value: no modifier, suspension
   // or link override. Their coming and going leaves the holder's stats
   // standing (its tags too where the effect has none), and its pools' drift

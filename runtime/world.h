@@ -307,7 +307,8 @@ private:
   // A drift's rate a period: read afresh, or where it reads the world, the
   // one it read at its anchor.
   int64_t driftRate(Handle a, Id pool, size_t slot);
-  void resettleWorldDrifts();
+  bool boundsHeld(Handle a, Id pool, size_t &slot) const;
+  void settleWorldReaders();
   void touchPool(Handle a, Id pool);
   int64_t poolClock(Handle a, Id pool) const;
   void schedulePoolBounds(Handle a);
@@ -429,7 +430,10 @@ private:
   std::vector<int64_t> poolAt_;    // the anchor's tick
   std::vector<int64_t> poolMax_;   // the maximum it last read
   std::vector<int64_t> poolRate_;  // a drift reading the world: its rate at the anchor
-  uint64_t driftEpoch_ = 0;        // the world's epoch when drifts reading it last took their rates
+  std::vector<int64_t> poolMin_;   // the least it last read
+  std::vector<uint8_t> boundsSettled_; // bounds reading a count: taken by a moment's end
+  uint64_t settledEpoch_ = 0;      // the world's epoch when what reads it was last settled
+  bool freshBounds_ = false;       // settling: bounds are read afresh
   std::vector<uint8_t> hasPool_;
   std::vector<uint32_t> poolVersion_; // a pool's crossing timer is current while this holds
   std::vector<int64_t> poolDue_;      // and the world time it is due

@@ -33,7 +33,7 @@ void World::endMoment() {
       Job job = jobs_[jobAt_++];
       runJob(job);
     }
-    resettleWorldDrifts();
+    settleWorldReaders();
     // Clocks whose stat moved run at their new rate from here.
     for (size_t i = 0; i < touched_.size(); ++i)
       retime(touched_[i]);

@@ -282,12 +282,25 @@ int64_t World::computeStatAfresh(Handle a, Id stat, const TagBits *except) {
 
 int64_t World::poolLeast(Handle a, Id pool) {
   const pack::Value &p = t_->values[pool];
+  if (size_t slot; p.minBody != kNoId && boundsHeld(a, pool, slot))
+    return poolMin_[slot];
   return p.minBody == kNoId ? 0 : boundOf(a, p.minBody);
 }
 
 int64_t World::poolMost(Handle a, Id pool) {
   const pack::Value &p = t_->values[pool];
+  if (size_t slot; p.maxBody != kNoId && boundsHeld(a, pool, slot))
+    return poolMax_[slot];
   return p.maxBody == kNoId ? INT64_MAX : boundOf(a, p.maxBody);
+}
+
+// A count a pool's bound reads "inside a moment reads as the last settle
+// left it": its bounds are the ones the last moment's end took, once one has.
+bool World::boundsHeld(Handle a, Id pool, size_t &slot) const {
+  if (!ix_->boundsReadCount[pool] || momentDepth_ == 0 || freshBounds_)
+    return false;
+  slot = size_t(indexOf(a)) * valueCount_ + pool;
+  return boundsSettled_[slot];
 }
 
 int64_t World::clampPool(Handle a, Id pool, int64_t amount) {
@@ -348,6 +361,7 @@ void World::settlePool(Handle a, Id p) {
   pools_[i] = amount;
   poolAt_[i] = poolClock(a, p);
   poolMax_[i] = poolMost(a, p);
+  poolMin_[i] = poolLeast(a, p);
   if (ix_->driftReadsWorld[p])
     poolRate_[i] = computeStat(a, t_->values[p].regenStat, nullptr);
 }
@@ -357,26 +371,33 @@ int64_t World::driftRate(Handle a, Id pool, size_t slot) {
                                     : computeStat(a, t_->values[pool].regenStat, nullptr);
 }
 
-// "what it reads following only that actor's own values, and the pool
-// follows it": once a moment has moved the world, each drift reading it
-// keeps what it ran at its old rate and runs on at the new one.
-void World::resettleWorldDrifts() {
-  if (ix_->worldDrifts.empty() || driftEpoch_ == epoch_)
+// Once a moment has moved the world, what reads it settles. A drift ("what
+// it reads following only that actor's own values, and the pool follows
+// it") keeps what it ran at its old rate and runs on at the new one; a bound
+// counting a query takes the count it reads until the next moment's end.
+void World::settleWorldReaders() {
+  if ((ix_->worldDrifts.empty() && ix_->countBounds.empty()) || settledEpoch_ == epoch_)
     return;
+  freshBounds_ = true;
   for (uint32_t ai = 0; ai < actors_.size(); ++ai) {
     if (!actors_[ai].live)
       continue;
     Handle a = handle(ai, actors_[ai].gen);
     bool any = false;
-    for (Id p : ix_->worldDrifts)
-      if (hasPool_[size_t(ai) * valueCount_ + p]) {
+    for (const std::vector<Id> *pools : {&ix_->worldDrifts, &ix_->countBounds})
+      for (Id p : *pools) {
+        size_t slot = size_t(ai) * valueCount_ + p;
+        if (!hasPool_[slot])
+          continue;
         settlePool(a, p);
+        boundsSettled_[slot] = 1;
         any = true;
       }
     if (any)
       schedulePoolBounds(a);
   }
-  driftEpoch_ = epoch_;
+  freshBounds_ = false;
+  settledEpoch_ = epoch_;
 }
 
 void World::touch(Handle a) {

@@ -172,3 +172,26 @@ TEST(PackIndex, PoolsReadTheWorldOnlyWhereTheirDriftOrBoundsDo) {
   EXPECT_EQ(world.index.worldDrifts, std::vector<Id>{spark});
   EXPECT_TRUE(own.index.worldDrifts.empty()) << "Mana's drift reads its holder's Flow alone";
 }
+
+TEST(PackIndex, BoundsCountingAQueryAreHeldThroughAMoment) {
+  Indexed x = indexed(R"(rate 10
+tags Hero
+link side
+allegiance side
+stat Cheer default 0
+pool Courage max 10 * count(all allies having Hero)
+pool Spirit max Cheer
+pool Plain max 5 regen Cheer
+archetype Soldier
+    tags Hero
+    base Cheer count(all allies)
+    pools Courage Spirit Plain
+)");
+  Id courage = named(x.tables, x.tables.values, "Courage");
+  Id spirit = named(x.tables, x.tables.values, "Spirit");
+  Id plain = named(x.tables, x.tables.values, "Plain");
+  EXPECT_TRUE(x.index.boundsReadCount[courage]);
+  EXPECT_TRUE(x.index.boundsReadCount[spirit]) << "its maximum reads a stat whose base counts";
+  EXPECT_FALSE(x.index.boundsReadCount[plain]) << "a drift reading a count isn't a bound";
+  EXPECT_EQ(x.index.worldDrifts, std::vector<Id>{plain});
+}

@@ -234,8 +234,8 @@ private:
     uint32_t varCount = 0;
     Refusal refusal = Refusal::None;
     uint32_t chain = 0;
-    bool priced = false;
-    bool made = false;   // an Apply that put on a new instance, not merged into one held // a cost's payment: its before rules priced it already
+    bool priced = false; // a cost's payment: its before rules priced it already
+    bool made = false;   // an Apply that put on a new instance, not merged into one held
     Handle grant = 0;    // the instance whose grant the chain's activation used
     Handle target = 0;   // Activate: the target its order named first
     Handle targeted = 0; // the target of the activation it descends from

@@ -278,6 +278,21 @@ void World::install(Event &e, uint32_t eventIndex) {
       same.push_back(i);
   int64_t cap = stackCap(same.empty() ? UINT32_MAX : same.front(), e);
   int64_t capStacks = cap == INT64_MAX ? INT64_MAX : cap;
+  // Full: as many separate instances as the cap, or added stacks at it.
+  bool full = false;
+  if (capStacks != INT64_MAX) {
+    if (mode == StackMode::Separate)
+      full = int64_t(same.size()) * kOne >= capStacks;
+    else if (mode == StackMode::Add && !ef.stack.isSigned && !same.empty())
+      full = insts_[same.back()].stacks >= capStacks;
+  }
+  // A full stack that refuses newcomers refuses first, before stronger by
+  // compares; separate instances refuse unless their then says otherwise.
+  if (full && (ef.stack.full == FullMode::Refuse ||
+               (mode == StackMode::Separate && ef.stack.full == FullMode::Unsaid))) {
+    e.refusal = Refusal::Refused;
+    return;
+  }
   // stronger by: a newcomer compared with the one held.
   if (!same.empty() && ef.stack.strongerBody != kNoId) {
     Frame held = frameFor(same.back(), -1, e.chain);
@@ -304,15 +319,9 @@ void World::install(Event &e, uint32_t eventIndex) {
     }
   }
   if (same.empty() || mode == StackMode::Separate) {
-    if (mode == StackMode::Separate && capStacks != INT64_MAX &&
-        int64_t(same.size()) * kOne >= capStacks) {
-      FullMode full = ef.stack.full;
-      if (full == FullMode::Refuse || full == FullMode::Unsaid) {
-        e.refusal = Refusal::Refused;
-        return;
-      }
+    if (mode == StackMode::Separate && full) {
       uint32_t victim = same.front();
-      if (full == FullMode::Shortest)
+      if (ef.stack.full == FullMode::Shortest)
         for (uint32_t i : same)
           if (insts_[i].expiresAt >= 0 &&
               (insts_[victim].expiresAt < 0 || insts_[i].expiresAt < insts_[victim].expiresAt))
@@ -368,17 +377,11 @@ void World::install(Event &e, uint32_t eventIndex) {
     return;
   default: { // add
     int64_t stacks = in.stacks + e.stacks;
-    bool full = false;
     if (ef.stack.isSigned) {
       if (capStacks != INT64_MAX)
         stacks = std::clamp(stacks, -capStacks, capStacks);
-    } else if (stacks > capStacks) {
-      full = in.stacks >= capStacks;
-      stacks = capStacks;
-    }
-    if (full && ef.stack.full == FullMode::Refuse) {
-      e.refusal = Refusal::Refused;
-      return;
+    } else {
+      stacks = std::min(stacks, capStacks);
     }
     in.stacks = stacks;
     if (full && ef.stack.full == FullMode::Refresh && newLife >= 0) {

@@ -338,6 +338,16 @@ void World::install(Event &e, uint32_t eventIndex) {
   e.instance = instanceHandle(held);
   int64_t newLife = e.life.time;
   int64_t nowOnClock = clockNow(holder, in.clock);
+  // A refresh: the newcomer's time, plus what was left, at most keep up to's
+  // share of the newcomer's; a full add's then refresh is one too.
+  auto refresh = [&] {
+    int64_t left = in.expiresAt >= 0 ? std::max<int64_t>(0, in.expiresAt - nowOnClock) : 0;
+    NumberFault fault = NumberFault::None;
+    int64_t kept = ef.stack.keepSaid ? std::min(left, mul(newLife, ef.stack.keepUpTo, fault)) : 0;
+    in.lifetime = newLife + kept;
+    in.expiresAt = nowOnClock + in.lifetime;
+    schedule(held);
+  };
   switch (mode) {
   case StackMode::Ignore:
     e.refusal = Refusal::AlreadyHas;
@@ -348,14 +358,8 @@ void World::install(Event &e, uint32_t eventIndex) {
     return;
   }
   case StackMode::Refresh: {
-    if (newLife >= 0) {
-      int64_t left = in.expiresAt >= 0 ? std::max<int64_t>(0, in.expiresAt - nowOnClock) : 0;
-      NumberFault fault = NumberFault::None;
-      int64_t kept = ef.stack.keepSaid ? std::min(left, mul(newLife, ef.stack.keepUpTo, fault)) : 0;
-      in.lifetime = newLife + kept;
-      in.expiresAt = nowOnClock + in.lifetime;
-      schedule(held);
-    }
+    if (newLife >= 0)
+      refresh();
     if (e.life.turns >= 0)
       in.turnsLeft = e.life.turns / kOne;
     if (e.life.count >= 0)
@@ -384,11 +388,8 @@ void World::install(Event &e, uint32_t eventIndex) {
       stacks = std::min(stacks, capStacks);
     }
     in.stacks = stacks;
-    if (full && ef.stack.full == FullMode::Refresh && newLife >= 0) {
-      in.lifetime = newLife;
-      in.expiresAt = nowOnClock + newLife;
-      schedule(held);
-    }
+    if (full && ef.stack.full == FullMode::Refresh && newLife >= 0)
+      refresh();
     e.after = in.stacks;
     touchFor(holder, in.effect);
     if (ef.stack.isSigned && in.stacks == 0)

@@ -259,33 +259,27 @@ void World::install(Event &e, uint32_t eventIndex) {
                 [](const pack::Modifier &m) { return m.captured; })))
                ? StackMode::Replace
                : StackMode::Add;
-  // Exclusive: the holder's other effects carrying one of its tags come off.
-  if (ef.exclusive) {
-    Scratch<uint32_t> off(scratchIds_);
-    for (uint32_t i : held_[indexOf(holder)]) {
-      TagBits tb;
-      addTags(tb, t_->effects[insts_[i].effect].tags);
-      if (insts_[i].effect != e.effect && carriesAny(tb, ef.exclusive))
-        off->push_back(i);
-    }
-    for (uint32_t i : *off)
-      endInstance(i, Id(pack::BuiltinTag::EndReplaced), e.chain);
-  }
   Scratch<uint32_t> sameList(scratchIds_);
   std::vector<uint32_t> &same = *sameList;
-  for (uint32_t i : held_[indexOf(holder)])
-    if (insts_[i].effect == e.effect && (!ef.stack.perSource || insts_[i].source == e.source))
-      same.push_back(i);
-  int64_t cap = stackCap(same.empty() ? UINT32_MAX : same.front(), e);
-  int64_t capStacks = cap == INT64_MAX ? INT64_MAX : cap;
-  // Full: as many separate instances as the cap, or added stacks at it.
+  int64_t capStacks = INT64_MAX;
   bool full = false;
-  if (capStacks != INT64_MAX) {
-    if (mode == StackMode::Separate)
-      full = int64_t(same.size()) * kOne >= capStacks;
-    else if (mode == StackMode::Add && !ef.stack.isSigned && !same.empty())
-      full = insts_[same.back()].stacks >= capStacks;
-  }
+  // What the newcomer stacks with, its cap, and whether it is full: as many
+  // separate instances as the cap, or added stacks at it.
+  auto gather = [&] {
+    same.clear();
+    for (uint32_t i : held_[indexOf(holder)])
+      if (insts_[i].effect == e.effect && (!ef.stack.perSource || insts_[i].source == e.source))
+        same.push_back(i);
+    capStacks = stackCap(same.empty() ? UINT32_MAX : same.front(), e);
+    full = false;
+    if (capStacks != INT64_MAX) {
+      if (mode == StackMode::Separate)
+        full = int64_t(same.size()) * kOne >= capStacks;
+      else if (mode == StackMode::Add && !ef.stack.isSigned && !same.empty())
+        full = insts_[same.back()].stacks >= capStacks;
+    }
+  };
+  gather();
   // A full stack that refuses newcomers refuses first, before stronger by
   // compares; separate instances refuse unless their then says otherwise.
   if (full && (ef.stack.full == FullMode::Refuse ||
@@ -318,6 +312,27 @@ void World::install(Event &e, uint32_t eventIndex) {
       return;
     }
   }
+  // ignore: the one held stands, and the newcomer is refused.
+  if (!same.empty() && mode == StackMode::Ignore) {
+    e.refusal = Refusal::AlreadyHas;
+    return;
+  }
+  // Exclusive: installing it takes off the holder's other effects carrying
+  // one of its tags, so only once nothing has refused it; what comes off
+  // runs its end rules, which may touch what it stacks with: gathered again.
+  if (ef.exclusive) {
+    Scratch<uint32_t> off(scratchIds_);
+    for (uint32_t i : held_[indexOf(holder)]) {
+      TagBits tb;
+      addTags(tb, t_->effects[insts_[i].effect].tags);
+      if (insts_[i].effect != e.effect && carriesAny(tb, ef.exclusive))
+        off->push_back(i);
+    }
+    for (uint32_t i : *off)
+      endInstance(i, Id(pack::BuiltinTag::EndReplaced), e.chain);
+    if (!off->empty())
+      gather();
+  }
   if (same.empty() || mode == StackMode::Separate) {
     if (mode == StackMode::Separate && full) {
       uint32_t victim = same.front();
@@ -349,9 +364,6 @@ void World::install(Event &e, uint32_t eventIndex) {
     schedule(held);
   };
   switch (mode) {
-  case StackMode::Ignore:
-    e.refusal = Refusal::AlreadyHas;
-    return;
   case StackMode::Replace: {
     endInstance(held, Id(pack::BuiltinTag::EndReplaced), e.chain);
     putOn(e, eventIndex);

@@ -259,25 +259,34 @@ void World::install(Event &e, uint32_t eventIndex) {
                 [](const pack::Modifier &m) { return m.captured; })))
                ? StackMode::Replace
                : StackMode::Add;
-  // Exclusive: the holder's other effects carrying one of its tags come off.
-  if (ef.exclusive) {
-    Scratch<uint32_t> off(scratchIds_);
-    for (uint32_t i : held_[indexOf(holder)]) {
-      TagBits tb;
-      addTags(tb, t_->effects[insts_[i].effect].tags);
-      if (insts_[i].effect != e.effect && carriesAny(tb, ef.exclusive))
-        off->push_back(i);
-    }
-    for (uint32_t i : *off)
-      endInstance(i, Id(pack::BuiltinTag::EndReplaced), e.chain);
-  }
   Scratch<uint32_t> sameList(scratchIds_);
   std::vector<uint32_t> &same = *sameList;
-  for (uint32_t i : held_[indexOf(holder)])
-    if (insts_[i].effect == e.effect && (!ef.stack.perSource || insts_[i].source == e.source))
-      same.push_back(i);
-  int64_t cap = stackCap(same.empty() ? UINT32_MAX : same.front(), e);
-  int64_t capStacks = cap == INT64_MAX ? INT64_MAX : cap;
+  int64_t capStacks = INT64_MAX;
+  bool full = false;
+  // What the newcomer stacks with, its cap, and whether it is full: as many
+  // separate instances as the cap, or added stacks at it.
+  auto gather = [&] {
+    same.clear();
+    for (uint32_t i : held_[indexOf(holder)])
+      if (insts_[i].effect == e.effect && (!ef.stack.perSource || insts_[i].source == e.source))
+        same.push_back(i);
+    capStacks = stackCap(same.empty() ? UINT32_MAX : same.front(), e);
+    full = false;
+    if (capStacks != INT64_MAX) {
+      if (mode == StackMode::Separate)
+        full = int64_t(same.size()) * kOne >= capStacks;
+      else if (mode == StackMode::Add && !ef.stack.isSigned && !same.empty())
+        full = insts_[same.back()].stacks >= capStacks;
+    }
+  };
+  gather();
+  // A full stack that refuses newcomers refuses first, before stronger by
+  // compares; separate instances refuse unless their then says otherwise.
+  if (full && (ef.stack.full == FullMode::Refuse ||
+               (mode == StackMode::Separate && ef.stack.full == FullMode::Unsaid))) {
+    e.refusal = Refusal::Refused;
+    return;
+  }
   // stronger by: a newcomer compared with the one held.
   if (!same.empty() && ef.stack.strongerBody != kNoId) {
     Frame held = frameFor(same.back(), -1, e.chain);
@@ -303,16 +312,31 @@ void World::install(Event &e, uint32_t eventIndex) {
       return;
     }
   }
+  // ignore: the one held stands, and the newcomer is refused.
+  if (!same.empty() && mode == StackMode::Ignore) {
+    e.refusal = Refusal::AlreadyHas;
+    return;
+  }
+  // Exclusive: installing it takes off the holder's other effects carrying
+  // one of its tags, so only once nothing has refused it; what comes off
+  // runs its end rules, which may touch what it stacks with: gathered again.
+  if (ef.exclusive) {
+    Scratch<uint32_t> off(scratchIds_);
+    for (uint32_t i : held_[indexOf(holder)]) {
+      TagBits tb;
+      addTags(tb, t_->effects[insts_[i].effect].tags);
+      if (insts_[i].effect != e.effect && carriesAny(tb, ef.exclusive))
+        off->push_back(i);
+    }
+    for (uint32_t i : *off)
+      endInstance(i, Id(pack::BuiltinTag::EndReplaced), e.chain);
+    if (!off->empty())
+      gather();
+  }
   if (same.empty() || mode == StackMode::Separate) {
-    if (mode == StackMode::Separate && capStacks != INT64_MAX &&
-        int64_t(same.size()) * kOne >= capStacks) {
-      FullMode full = ef.stack.full;
-      if (full == FullMode::Refuse || full == FullMode::Unsaid) {
-        e.refusal = Refusal::Refused;
-        return;
-      }
+    if (mode == StackMode::Separate && full) {
       uint32_t victim = same.front();
-      if (full == FullMode::Shortest)
+      if (ef.stack.full == FullMode::Shortest)
         for (uint32_t i : same)
           if (insts_[i].expiresAt >= 0 &&
               (insts_[victim].expiresAt < 0 || insts_[i].expiresAt < insts_[victim].expiresAt))
@@ -329,24 +353,25 @@ void World::install(Event &e, uint32_t eventIndex) {
   e.instance = instanceHandle(held);
   int64_t newLife = e.life.time;
   int64_t nowOnClock = clockNow(holder, in.clock);
+  // A refresh: the newcomer's time, plus what was left, at most keep up to's
+  // share of the newcomer's; a full add's then refresh is one too.
+  auto refresh = [&] {
+    int64_t left = in.expiresAt >= 0 ? std::max<int64_t>(0, in.expiresAt - nowOnClock) : 0;
+    NumberFault fault = NumberFault::None;
+    int64_t kept = ef.stack.keepSaid ? std::min(left, mul(newLife, ef.stack.keepUpTo, fault)) : 0;
+    in.lifetime = newLife + kept;
+    in.expiresAt = nowOnClock + in.lifetime;
+    schedule(held);
+  };
   switch (mode) {
-  case StackMode::Ignore:
-    e.refusal = Refusal::AlreadyHas;
-    return;
   case StackMode::Replace: {
     endInstance(held, Id(pack::BuiltinTag::EndReplaced), e.chain);
     putOn(e, eventIndex);
     return;
   }
   case StackMode::Refresh: {
-    if (newLife >= 0) {
-      int64_t left = in.expiresAt >= 0 ? std::max<int64_t>(0, in.expiresAt - nowOnClock) : 0;
-      NumberFault fault = NumberFault::None;
-      int64_t kept = ef.stack.keepSaid ? std::min(left, mul(newLife, ef.stack.keepUpTo, fault)) : 0;
-      in.lifetime = newLife + kept;
-      in.expiresAt = nowOnClock + in.lifetime;
-      schedule(held);
-    }
+    if (newLife >= 0)
+      refresh();
     if (e.life.turns >= 0)
       in.turnsLeft = e.life.turns / kOne;
     if (e.life.count >= 0)
@@ -368,24 +393,15 @@ void World::install(Event &e, uint32_t eventIndex) {
     return;
   default: { // add
     int64_t stacks = in.stacks + e.stacks;
-    bool full = false;
     if (ef.stack.isSigned) {
       if (capStacks != INT64_MAX)
         stacks = std::clamp(stacks, -capStacks, capStacks);
-    } else if (stacks > capStacks) {
-      full = in.stacks >= capStacks;
-      stacks = capStacks;
-    }
-    if (full && ef.stack.full == FullMode::Refuse) {
-      e.refusal = Refusal::Refused;
-      return;
+    } else {
+      stacks = std::min(stacks, capStacks);
     }
     in.stacks = stacks;
-    if (full && ef.stack.full == FullMode::Refresh && newLife >= 0) {
-      in.lifetime = newLife;
-      in.expiresAt = nowOnClock + newLife;
-      schedule(held);
-    }
+    if (full && ef.stack.full == FullMode::Refresh && newLife >= 0)
+      refresh();
     e.after = in.stacks;
     touchFor(holder, in.effect);
     if (ef.stack.isSigned && in.stacks == 0)

@@ -133,11 +133,15 @@ void World::candidates(const Event &e, Phase phase, std::vector<uint32_t> &out) 
   }
   if (wide_.empty())
     return;
+  // A fallen holder hears only an event naming it, as the roles above do.
+  auto hears = [&](Handle h) {
+    return !actor(h)->fallen || h == e.subject || h == e.source || h == e.credit || h == e.targeted;
+  };
   size_t mid = out.size(), kept = 0;
   for (uint32_t i : wide_)
     if (insts_[i].live && ix_->wideEffect[insts_[i].effect]) {
       wide_[kept++] = i;
-      if (mayHear(insts_[i].effect, phase, e.kind))
+      if (mayHear(insts_[i].effect, phase, e.kind) && hears(insts_[i].holder))
         out.push_back(i);
     }
   wide_.resize(kept);

@@ -483,7 +483,7 @@ void World::countDown(uint32_t ei) {
     const Event &e = events_[ei];
     bool counts;
     if (in.countEvent != kNoId)
-      counts = e.kind == in.countEvent && e.subject == in.holder;
+      counts = e.kind == in.countEvent && e.subject == in.holder && !e.prevented;
     else if (ef.lasts.kind == pack::LastsKind::Count && hearsKind(ef.lasts.countFilter, e)) {
       Frame f = frameFor(i, ei, e.chain);
       counts = runBody(ef.lasts.countMatchBody, f) != 0;
@@ -576,6 +576,7 @@ Refusal World::raiseEvent(uint32_t ei) {
   if (e.prevented) {
     journalEvent(e);
     queueAfter(ei);
+    countDown(ei); // a count whose filter says prevented hears it
     return Refusal::Prevented;
   }
   land(ei);

@@ -290,7 +290,7 @@ void World::runBefore(uint32_t ei) {
 }
 
 // Death: a pool at its least, where a dies or a falls its holder holds
-// hears it.
+// hears it; each is a rule hearing an event, so a suspended one hears none.
 void World::dieOrFall(uint32_t ei) {
   Event e = events_[ei];
   Handle a = e.subject;
@@ -298,7 +298,7 @@ void World::dieOrFall(uint32_t ei) {
     return;
   for (uint32_t i : held_[indexOf(a)]) {
     const pack::Effect &ef = t_->effects[insts_[i].effect];
-    if (ef.diesPool == e.pool) {
+    if (ef.diesPool == e.pool && working(i)) {
       if (ef.diesEvent != kNoId) {
         // Its hearers see it whole; the destroy follows as their after phase
         // ends, or at once where nothing hears it.
@@ -322,7 +322,7 @@ void World::dieOrFall(uint32_t ei) {
   }
   for (uint32_t i : held_[indexOf(a)]) {
     const pack::Effect &ef = t_->effects[insts_[i].effect];
-    if (ef.fallsPool == e.pool && !actor(a)->fallen) {
+    if (ef.fallsPool == e.pool && working(i) && !actor(a)->fallen) {
       touch(a);
       actor(a)->fallen = true;
       ++epoch_;
@@ -358,7 +358,7 @@ void World::land(uint32_t ei) {
       uint32_t preventer = UINT32_MAX;
       for (uint32_t i : held_[indexOf(a)]) {
         const pack::Effect &ef = t_->effects[insts_[i].effect];
-        deathHears |= ef.diesPool == e.pool || ef.fallsPool == e.pool;
+        deathHears |= (ef.diesPool == e.pool || ef.fallsPool == e.pool) && working(i);
         if (ef.preventsDeath && working(i) && preventer == UINT32_MAX)
           preventer = i;
       }

@@ -134,11 +134,15 @@ void World::candidates(const Event &e, Phase phase, std::vector<uint32_t> &out) 
   }
   if (wide_.empty())
     return;
+  // A fallen holder hears only an event naming it, as the roles above do.
+  auto hears = [&](Handle h) {
+    return !actor(h)->fallen || h == e.subject || h == e.source || h == e.credit || h == e.targeted;
+  };
   size_t mid = out.size(), kept = 0;
   for (uint32_t i : wide_)
     if (insts_[i].live && ix_->wideEffect[insts_[i].effect]) {
       wide_[kept++] = i;
-      if (mayHear(insts_[i].effect, phase, e.kind))
+      if (mayHear(insts_[i].effect, phase, e.kind) && hears(insts_[i].holder))
         out.push_back(i);
     }
   wide_.resize(kept);
@@ -287,7 +291,7 @@ void World::runBefore(uint32_t ei) {
 }
 
 // Death: a pool at its least, where a dies or a falls its holder holds
-// hears it.
+// hears it; each is a rule hearing an event, so a suspended one hears none.
 void World::dieOrFall(uint32_t ei) {
   Event e = events_[ei];
   Handle a = e.subject;
@@ -295,7 +299,7 @@ void World::dieOrFall(uint32_t ei) {
     return;
   for (uint32_t i : held_[indexOf(a)]) {
     const pack::Effect &ef = t_->effects[insts_[i].effect];
-    if (ef.diesPool == e.pool) {
+    if (ef.diesPool == e.pool && working(i)) {
       if (ef.diesEvent != kNoId) {
         // Its hearers see it whole; the destroy follows as their after phase
         // ends, or at once where nothing hears it.
@@ -319,7 +323,7 @@ void World::dieOrFall(uint32_t ei) {
   }
   for (uint32_t i : held_[indexOf(a)]) {
     const pack::Effect &ef = t_->effects[insts_[i].effect];
-    if (ef.fallsPool == e.pool && !actor(a)->fallen) {
+    if (ef.fallsPool == e.pool && working(i) && !actor(a)->fallen) {
       touch(a);
       actor(a)->fallen = true;
       ++epoch_;
@@ -355,7 +359,7 @@ void World::land(uint32_t ei) {
       uint32_t preventer = UINT32_MAX;
       for (uint32_t i : held_[indexOf(a)]) {
         const pack::Effect &ef = t_->effects[insts_[i].effect];
-        deathHears |= ef.diesPool == e.pool || ef.fallsPool == e.pool;
+        deathHears |= (ef.diesPool == e.pool || ef.fallsPool == e.pool) && working(i);
         if (ef.preventsDeath && working(i) && preventer == UINT32_MAX)
           preventer = i;
       }
@@ -480,7 +484,7 @@ void World::countDown(uint32_t ei) {
     const Event &e = events_[ei];
     bool counts;
     if (in.countEvent != kNoId)
-      counts = e.kind == in.countEvent && e.subject == in.holder;
+      counts = e.kind == in.countEvent && e.subject == in.holder && !e.prevented;
     else if (ef.lasts.kind == pack::LastsKind::Count && hearsKind(ef.lasts.countFilter, e)) {
       Frame f = frameFor(i, ei, e.chain);
       counts = runBody(ef.lasts.countMatchBody, f) != 0;
@@ -573,6 +577,7 @@ Refusal World::raiseEvent(uint32_t ei) {
   if (e.prevented) {
     journalEvent(e);
     queueAfter(ei);
+    countDown(ei); // a count whose filter says prevented hears it
     return Refusal::Prevented;
   }
   land(ei);

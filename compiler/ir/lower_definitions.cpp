@@ -341,7 +341,7 @@ void Lowerer::lowerEffectClause(Id id, NodeId c, std::vector<Rule> &rules,
     break;
   case FormKind::EffectBlocks: {
     Block b;
-    if (tree_.hasFlag(c, "all")) {
+    if (tree_.hasFlag(c, "blocks all")) {
       b.all = true;
     } else {
       std::vector<std::string> what = listItems(c, "what");

@@ -385,6 +385,10 @@ private:
   int32_t action(Frame &f, const pack::Action &a, const int64_t *args);
   void targetsOf(Frame &f, const pack::Action &a, const int64_t *args, std::vector<Handle> &out);
   void query(Frame &f, const pack::Query &q, const int64_t *args, std::vector<int64_t> &out);
+  // Orders what a query found by its sort keys, each in turn, ties kept in
+  // the order found: a tag's holders first, newest or oldest by when it went
+  // on, highest or lowest F read of each as it in the frame's terms.
+  void rank(Frame &f, uint32_t keysBegin, uint32_t keyCount, std::vector<int64_t> &found);
   Outcome check(Handle actor, Id ability, const std::vector<Handle> &targets, bool forCast,
                 bool free, bool noCooldown, bool targetsNamed = true,
                 Id usingEffect = pack::kNoId);

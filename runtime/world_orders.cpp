@@ -286,42 +286,27 @@ bool World::tryAuto(Handle a, const pack::AutoGrant &grant) {
     if (k == key && tick == now_)
       return false;
   const pack::Ability &ab = t_->abilities[grant.ability];
-  std::vector<std::vector<Handle>> tries;
-  if (ab.target == pack::TargetKind::One) {
-    // Candidates in actor order, then by the grant's keys, ties to the lower number.
-    std::vector<std::pair<std::vector<int64_t>, Handle>> ranked;
-    for (uint32_t i = 0; i < actors_.size(); ++i) {
-      if (!actors_[i].live || actors_[i].fallen)
-        continue;
-      Handle h = handle(i, actors_[i].gen);
-      std::vector<int64_t> rank;
-      for (uint32_t k = 0; k < grant.keyCount; ++k) {
-        const pack::SortKey &sk = t_->sortKeys[grant.keysBegin + k];
-        if (sk.kind == pack::SortKeyKind::Tag) {
-          rank.push_back(carries(h, sk.tag) ? 0 : 1);
-        } else {
-          Frame f{};
-          f.roots[LEDGER_SLOT_HOLDER] = a;
-          f.roots[LEDGER_SLOT_CREDIT] = a;
-          f.roots[LEDGER_SLOT_IT] = h;
-          int64_t v = runBody(sk.body, f);
-          rank.push_back(sk.kind == pack::SortKeyKind::Highest ? -v : v);
-        }
-      }
-      ranked.push_back({rank, h});
-    }
-    std::sort(ranked.begin(), ranked.end(), [](const auto &x, const auto &y) {
-      return x.first != y.first ? x.first < y.first : indexOf(x.second) < indexOf(y.second);
-    });
-    for (auto &[rank, h] : ranked)
-      tries.push_back({h});
-  } else if (ab.target == pack::TargetKind::Many) {
+  if (ab.target == pack::TargetKind::Many)
     return false; // an auto takes one target it accepts
-  } else {
-    tries.push_back({});
+  // Candidates in actor order, then by the grant's keys, ties to the lower
+  // number; one taking no target tries once.
+  Scratch<int64_t> candidates(scratchHandles_);
+  if (ab.target == pack::TargetKind::One) {
+    for (uint32_t i = 0; i < actors_.size(); ++i)
+      if (actors_[i].live && !actors_[i].fallen)
+        candidates->push_back(handle(i, actors_[i].gen));
+    Frame f{};
+    f.roots[LEDGER_SLOT_HOLDER] = a;
+    f.roots[LEDGER_SLOT_CREDIT] = a;
+    rank(f, grant.keysBegin, grant.keyCount, *candidates);
   }
-  for (const std::vector<Handle> &targets : tries) {
-    if (!check(a, grant.ability, targets, false, false, false).ok())
+  size_t tries = ab.target == pack::TargetKind::One ? candidates->size() : 1;
+  Scratch<int64_t> targets(scratchHandles_);
+  for (size_t i = 0; i < tries; ++i) {
+    targets->clear();
+    if (ab.target == pack::TargetKind::One)
+      targets->push_back((*candidates)[i]);
+    if (!check(a, grant.ability, *targets, false, false, false).ok())
       continue;
     bool found = false;
     for (auto &[k, tick] : autoFired_)
@@ -332,7 +317,7 @@ bool World::tryAuto(Handle a, const pack::AutoGrant &grant) {
     if (!found)
       autoFired_.push_back({key, now_});
     beginMoment();
-    castAbility(nullptr, a, grant.ability, targets, {}, false, false, 0, ++chains_);
+    castAbility(nullptr, a, grant.ability, *targets, {}, false, false, 0, ++chains_);
     endMoment();
     return true;
   }

@@ -196,6 +196,7 @@ private:
   Lowered read(pack::Read r, std::vector<Id> args, Kind kind);
   Id query(NodeId part, BodyScope &scope, std::vector<Id> &args);
   Id heldQuery(NodeId held, BodyScope &scope, std::vector<Id> &args);
+  void sortKeys(NodeId keys, const BodyScope &scope);
   Lowered actorOf(NodeId n, std::string_view label, BodyScope &scope);
   Lowered formulaSlot(NodeId n, std::string_view label, BodyScope &scope);
 

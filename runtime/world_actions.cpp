@@ -447,6 +447,13 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
   case ActionOp::RemoveHandle: {
     targetsOf(f, a, args, targets);
     Handle which = a.op == ActionOp::RemoveHandle ? args[k++] : 0;
+    // A cooldown's effect: its ability's, named or held in an operand.
+    Id effect = a.op == ActionOp::RemoveEffect ? a.a : kNoId;
+    if (a.op == ActionOp::RemoveCooldown) {
+      int64_t ability = a.a != kNoId ? int64_t(a.a) + 1 : args[k++];
+      if (ability > 0 && size_t(ability) <= t_->abilities.size())
+        effect = t_->abilities[size_t(ability - 1)].cooldownEffect;
+    }
     int64_t stacks = (a.flags & kHasCount) ? args[k++] : 0;
     uint32_t done = 0, refused = 0;
     bool self = false;
@@ -469,9 +476,6 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
       }
     } else {
       for (Handle t : targets) {
-        Id effect = a.op == ActionOp::RemoveEffect     ? a.a
-                    : a.op == ActionOp::RemoveCooldown ? t_->abilities[a.a].cooldownEffect
-                                                       : kNoId;
         if (a.op == ActionOp::RemoveCooldown && effect == kNoId)
           continue;
         done += uint32_t(removeEffect(effect, t, stacks, endTag, f.chain,

@@ -351,12 +351,12 @@ void Lowerer::lowerStep(NodeId n, Step &step, BodyScope &scope) {
     break;
   }
   case FormKind::StepRemove: {
+    Id heldAbility = kNoId; // an ability a var or a name holds: an operand
     if (tree_.slot(n, "ability")) {
       a.op = ActionOp::RemoveCooldown;
-      std::string ab = slotText(n, "ability");
-      a.a = find(abilities_, ab);
+      a.a = find(abilities_, slotText(n, "ability"));
       if (a.a == kNoId)
-        notRunYet(n, "the cooldown of an ability a var holds");
+        heldAbility = actorOf(n, "ability", scope).expr;
     } else if (tree_.slot(n, "tag")) {
       a.op = ActionOp::RemoveTag;
       a.tags = tagsOf(n, "tag", false);
@@ -374,6 +374,8 @@ void Lowerer::lowerStep(NodeId n, Step &step, BodyScope &scope) {
     targets(n, "from", a, args, scope, true);
     if (a.op == ActionOp::RemoveHandle)
       args.push_back(formulaSlot(n, "what", scope).expr);
+    if (heldAbility != kNoId)
+      args.push_back(heldAbility);
     if (tree_.slot(n, "count")) {
       a.flags |= kHasCount;
       args.push_back(formulaSlot(n, "count", scope).expr);

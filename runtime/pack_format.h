@@ -436,6 +436,7 @@ struct Step {
 enum class ActionOp : uint8_t {
   Deal, Heal, Gain, Lose, SetPool, Apply, RemoveEffect, RemoveHandle, RemoveTag, RemoveCooldown,
   Raise, Create, Destroy, Revive, Cast, SetLink, ScaleDuration, AddDuration, AtMostDuration,
+  SetInstanceVar, // a var, by name (a), of the instance its first operand holds; =, +=, -= (b)
   // before rules only
   Prevent, Convert, Scale, SetProp, AddAmount, Reduce, AtMost, AtLeast, Absorb, Redirect,
 };

@@ -398,7 +398,8 @@ private:
   Outcome checkProps(Id ability, const Given &given, bool order) const;
   void inheritChain(Event &e, const Frame &f) const;
   void runAutos();
-  bool tryAuto(Handle actor, const pack::AutoGrant &grant);
+  // grantedBy: the instance whose grant it is, 0 for its archetype's.
+  bool tryAuto(Handle actor, const pack::AutoGrant &grant, Handle grantedBy = 0);
   Refusal castAbility(Frame *parent, Handle caster, Id ability, const std::vector<Handle> &targets,
                       const Given &given, bool free, bool noCooldown, pack::TagSet tagged,
                       uint32_t chain, Handle grant = 0);

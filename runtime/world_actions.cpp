@@ -486,6 +486,21 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
     results(done, 0, 0, refused);
     return self ? LEDGER_STOP : LEDGER_GO;
   }
+  case ActionOp::SetInstanceVar: {
+    // By name: each effect declares its vars in its own order.
+    Instance *in = instance(args[0]);
+    if (!in)
+      return LEDGER_GO;
+    const pack::Effect &ef = t_->effects[in->effect];
+    for (uint32_t v = 0; v < ef.varCount; ++v)
+      if (t_->vars[ef.varsBegin + v].name == a.a) {
+        int64_t &var = vars_[in->varsAt + v];
+        var = a.b == 0 ? args[1] : a.b == 1 ? add(var, args[1], fault) : sub(var, args[1], fault);
+      }
+    if (fault != NumberFault::None)
+      apiFault(f, uint32_t(fault));
+    return LEDGER_GO;
+  }
   case ActionOp::Raise: {
     targetsOf(f, a, args, targets);
     Handle by = (a.flags & kHasBy) ? args[k++] : holder;

@@ -272,7 +272,7 @@ void World::runAutos() {
         if (insts_[k].live && working(k)) {
           const pack::Effect &ef = t_->effects[insts_[k].effect];
           for (uint32_t g = 0; g < ef.autoCount; ++g)
-            fired |= alive(a) && tryAuto(a, t_->autos[ef.autosBegin + g]);
+            fired |= alive(a) && tryAuto(a, t_->autos[ef.autosBegin + g], instanceHandle(k));
         }
     }
     autoActors_.resize(kept);
@@ -280,7 +280,7 @@ void World::runAutos() {
   inAutos_ = false;
 }
 
-bool World::tryAuto(Handle a, const pack::AutoGrant &grant) {
+bool World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle grantedBy) {
   uint64_t key = (uint64_t(indexOf(a)) << 32) | grant.ability;
   for (auto &[k, tick] : autoFired_)
     if (k == key && tick == now_)
@@ -317,7 +317,7 @@ bool World::tryAuto(Handle a, const pack::AutoGrant &grant) {
     if (!found)
       autoFired_.push_back({key, now_});
     beginMoment();
-    castAbility(nullptr, a, grant.ability, *targets, {}, false, false, 0, ++chains_);
+    castAbility(nullptr, a, grant.ability, *targets, {}, false, false, 0, ++chains_, grantedBy);
     endMoment();
     return true;
   }

@@ -267,6 +267,17 @@ void Lowerer::lowerStep(NodeId n, Step &step, BodyScope &scope) {
     std::string op = slotText(n, "op");
     step.info = op == "=" ? 0 : op == "+=" ? 1 : 2;
     step.slot = kNoId;
+    if (scope.effect == kNoId && scope.ability != kNoId) {
+      // In an ability, the var of the instance whose grant this use is, by
+      // name: each effect granting it declares its vars in its own order.
+      a.op = ActionOp::SetInstanceVar;
+      a.a = name(var);
+      a.b = step.info;
+      args.push_back(grantOf().expr);
+      args.push_back(formulaSlot(n, "value", scope).expr);
+      finish();
+      break;
+    }
     if (scope.effect != kNoId) {
       const Effect &e = t_.effects[scope.effect];
       for (uint32_t v = 0; v < e.varCount; ++v)

@@ -180,6 +180,7 @@ private:
   Lowered expr(uint32_t file, ExprId e, BodyScope &scope);
   Lowered path(uint32_t file, uint32_t begin, uint32_t end, BodyScope &scope, ExprId at);
   Lowered member(Lowered base, std::string_view name, uint32_t file, uint32_t tok);
+  Lowered grantOf();
   Lowered call(uint32_t file, const Expr &e, BodyScope &scope, ExprId at);
   Id addExpr(pack::Expr e, std::initializer_list<Id> args = {});
   Id addExprArgs(pack::Expr e, const std::vector<Id> &args);

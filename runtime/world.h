@@ -264,6 +264,9 @@ public:
     uint32_t portions = ~0u; // a before rule naming portions: the ones it acts on
     int32_t portion = -1;    // the portion a scale works out its factor for
     int64_t roots[LEDGER_SLOT_FIRST_LOCAL] = {};
+    // An order's grant while no activation carries it yet: its requirements
+    // and costs read grant.VAR too.
+    Handle grant = 0;
   };
 
 private:

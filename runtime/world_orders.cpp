@@ -31,7 +31,8 @@ Outcome World::check(Handle a, Id ability, const std::vector<Handle> &targets, b
   if (!ac || !ac->live || ac->fallen)
     return refused(Refusal::Gone);
   const pack::Ability &ab = t_->abilities[ability];
-  if (!forCast && !granted(a, ability, nullptr, usingEffect))
+  Handle grant = 0;
+  if (!forCast && !granted(a, ability, &grant, usingEffect))
     return refused(Refusal::NotGranted);
   // What it makes: an Activate carrying the ability's tags.
   {
@@ -119,6 +120,7 @@ Outcome World::check(Handle a, Id ability, const std::vector<Handle> &targets, b
   f.roots[LEDGER_SLOT_TARGET] =
       targets.empty() ? (ab.target == pack::TargetKind::Self ? a : 0) : targets[0];
   f.targets = &targets;
+  f.grant = grant;
   for (uint32_t r = 0; r < ab.requireCount; ++r) {
     const pack::Requirement &req = t_->requirements[ab.requiresBegin + r];
     if (runBody(req.body, f) != 0)
@@ -163,6 +165,11 @@ Refusal World::castAbility(Frame *parent, Handle caster, Id ability,
   cf.roots[LEDGER_SLOT_CREDIT] = caster;
   cf.roots[LEDGER_SLOT_TARGET] = targets.empty() ? (ab.target == pack::TargetKind::Self ? caster : 0)
                                                  : targets[0];
+  // Its costs read its grant before its Activate carries it: the one that
+  // will, its own or its chain's.
+  cf.grant = grant;
+  if (!grant && parent && parent->propsEvent >= 0)
+    cf.grant = events_[size_t(parent->propsEvent)].grant;
   if (!free) {
     // Every cost priced before any is paid: the bill, payer and amount by turns.
     Scratch<int64_t> bill(scratchHandles_);

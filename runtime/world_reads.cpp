@@ -155,7 +155,7 @@ int64_t World::apiRead(Frame &f, uint32_t readId, const int64_t *args) {
     return t_->props[r.a].defaultValue;
   case ReadOp::EventActor:
     if (!e)
-      return 0;
+      return pack::EventRole(r.a) == pack::EventRole::Grant ? f.grant : 0;
     switch (pack::EventRole(r.a)) {
     case pack::EventRole::Subject:
       return e->subject;

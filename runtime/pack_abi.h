@@ -17,8 +17,11 @@
 extern "C" {
 #endif
 
-/* Raised whenever the descriptor's layout or the meaning of a call changes. */
-#define LEDGER_PACK_ABI_VERSION 2u
+/* Raised whenever the descriptor's layout or the meaning of a call changes.
+ * 3: a query may rank by keys, a remove cooldown take its ability as an
+ * operand and a step set an instance's var by name, which a kernel reading
+ * ABI 2 would misread. */
+#define LEDGER_PACK_ABI_VERSION 3u
 /* The one symbol a compiled pack exports. */
 #define LEDGER_PACK_SYMBOL "ledger_pack_v1"
 

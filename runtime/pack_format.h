@@ -436,6 +436,7 @@ struct Step {
 enum class ActionOp : uint8_t {
   Deal, Heal, Gain, Lose, SetPool, Apply, RemoveEffect, RemoveHandle, RemoveTag, RemoveCooldown,
   Raise, Create, Destroy, Revive, Cast, SetLink, ScaleDuration, AddDuration, AtMostDuration,
+  SetInstanceVar, // a var, by name (a), of the instance its first operand holds; =, +=, -= (b)
   // before rules only
   Prevent, Convert, Scale, SetProp, AddAmount, Reduce, AtMost, AtLeast, Absorb, Redirect,
 };
@@ -444,7 +445,9 @@ enum class ActionOp : uint8_t {
 struct Action {
   ActionOp op = ActionOp::Deal;
   Id a = kNoId, b = kNoId, c = kNoId; // the effect, pool, event, archetype, link, tag …;
-                                      // scale's and convert's c: a body read once a portion
+                                      // scale's and convert's c: a body read once a portion;
+                                      // a remove cooldown's ability, kNoId where a var or a
+                                      // name holds it: then an operand after its targets
   uint32_t listBegin = 0, listCount = 0; // into idLists: a deal's portion tags (TagSets), a with's names
   TagSet tags = 0;       // tagged / types / unless
   Id query = kNoId;      // its targets: queries[query], operands first

@@ -264,6 +264,9 @@ public:
     uint32_t portions = ~0u; // a before rule naming portions: the ones it acts on
     int32_t portion = -1;    // the portion a scale works out its factor for
     int64_t roots[LEDGER_SLOT_FIRST_LOCAL] = {};
+    // An order's grant while no activation carries it yet: its requirements
+    // and costs read grant.VAR too.
+    Handle grant = 0;
   };
 
 private:
@@ -390,6 +393,10 @@ private:
   int32_t action(Frame &f, const pack::Action &a, const int64_t *args);
   void targetsOf(Frame &f, const pack::Action &a, const int64_t *args, std::vector<Handle> &out);
   void query(Frame &f, const pack::Query &q, const int64_t *args, std::vector<int64_t> &out);
+  // Orders what a query found by its sort keys, each in turn, ties kept in
+  // the order found: a tag's holders first, newest or oldest by when it went
+  // on, highest or lowest F read of each as it in the frame's terms.
+  void rank(Frame &f, uint32_t keysBegin, uint32_t keyCount, std::vector<int64_t> &found);
   Outcome check(Handle actor, Id ability, const std::vector<Handle> &targets, bool forCast,
                 bool free, bool noCooldown, bool targetsNamed = true,
                 Id usingEffect = pack::kNoId);
@@ -399,7 +406,8 @@ private:
   Outcome checkProps(Id ability, const Given &given, bool order) const;
   void inheritChain(Event &e, const Frame &f) const;
   void runAutos();
-  bool tryAuto(Handle actor, const pack::AutoGrant &grant);
+  // grantedBy: the instance whose grant it is, 0 for its archetype's.
+  bool tryAuto(Handle actor, const pack::AutoGrant &grant, Handle grantedBy = 0);
   Refusal castAbility(Frame *parent, Handle caster, Id ability, const std::vector<Handle> &targets,
                       const Given &given, bool free, bool noCooldown, pack::TagSet tagged,
                       uint32_t chain, Handle grant = 0);

@@ -450,6 +450,13 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
   case ActionOp::RemoveHandle: {
     targetsOf(f, a, args, targets);
     Handle which = a.op == ActionOp::RemoveHandle ? args[k++] : 0;
+    // A cooldown's effect: its ability's, named or held in an operand.
+    Id effect = a.op == ActionOp::RemoveEffect ? a.a : kNoId;
+    if (a.op == ActionOp::RemoveCooldown) {
+      int64_t ability = a.a != kNoId ? int64_t(a.a) + 1 : args[k++];
+      if (ability > 0 && size_t(ability) <= t_->abilities.size())
+        effect = t_->abilities[size_t(ability - 1)].cooldownEffect;
+    }
     int64_t stacks = (a.flags & kHasCount) ? args[k++] : 0;
     uint32_t done = 0, refused = 0;
     bool self = false;
@@ -473,9 +480,6 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
       }
     } else {
       for (Handle t : targets) {
-        Id effect = a.op == ActionOp::RemoveEffect     ? a.a
-                    : a.op == ActionOp::RemoveCooldown ? t_->abilities[a.a].cooldownEffect
-                                                       : kNoId;
         if (a.op == ActionOp::RemoveCooldown && effect == kNoId)
           continue;
         done += uint32_t(removeEffect(effect, t, stacks, endTag, f.chain,
@@ -485,6 +489,21 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
     }
     results(done, 0, 0, refused);
     return self ? LEDGER_STOP : LEDGER_GO;
+  }
+  case ActionOp::SetInstanceVar: {
+    // By name: each effect declares its vars in its own order.
+    Instance *in = instance(args[0]);
+    if (!in)
+      return LEDGER_GO;
+    const pack::Effect &ef = t_->effects[in->effect];
+    for (uint32_t v = 0; v < ef.varCount; ++v)
+      if (t_->vars[ef.varsBegin + v].name == a.a) {
+        int64_t &var = vars_[in->varsAt + v];
+        var = a.b == 0 ? args[1] : a.b == 1 ? add(var, args[1], fault) : sub(var, args[1], fault);
+      }
+    if (fault != NumberFault::None)
+      apiFault(f, uint32_t(fault));
+    return LEDGER_GO;
   }
   case ActionOp::Raise: {
     targetsOf(f, a, args, targets);

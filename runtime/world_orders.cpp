@@ -31,7 +31,8 @@ Outcome World::check(Handle a, Id ability, const std::vector<Handle> &targets, b
   if (!ac || !ac->live || ac->fallen)
     return refused(Refusal::Gone);
   const pack::Ability &ab = t_->abilities[ability];
-  if (!forCast && !granted(a, ability, nullptr, usingEffect))
+  Handle grant = 0;
+  if (!forCast && !granted(a, ability, &grant, usingEffect))
     return refused(Refusal::NotGranted);
   // What it makes: an Activate carrying the ability's tags.
   {
@@ -119,6 +120,7 @@ Outcome World::check(Handle a, Id ability, const std::vector<Handle> &targets, b
   f.roots[LEDGER_SLOT_TARGET] =
       targets.empty() ? (ab.target == pack::TargetKind::Self ? a : 0) : targets[0];
   f.targets = &targets;
+  f.grant = grant;
   for (uint32_t r = 0; r < ab.requireCount; ++r) {
     const pack::Requirement &req = t_->requirements[ab.requiresBegin + r];
     if (runBody(req.body, f) != 0)
@@ -163,6 +165,11 @@ Refusal World::castAbility(Frame *parent, Handle caster, Id ability,
   cf.roots[LEDGER_SLOT_CREDIT] = caster;
   cf.roots[LEDGER_SLOT_TARGET] = targets.empty() ? (ab.target == pack::TargetKind::Self ? caster : 0)
                                                  : targets[0];
+  // Its costs read its grant before its Activate carries it: the one that
+  // will, its own or its chain's.
+  cf.grant = grant;
+  if (!grant && parent && parent->propsEvent >= 0)
+    cf.grant = events_[size_t(parent->propsEvent)].grant;
   if (!free) {
     // Every cost priced before any is paid: the bill, payer and amount by turns.
     Scratch<int64_t> bill(scratchHandles_);
@@ -272,7 +279,7 @@ void World::runAutos() {
         if (insts_[k].live && working(k)) {
           const pack::Effect &ef = t_->effects[insts_[k].effect];
           for (uint32_t g = 0; g < ef.autoCount; ++g)
-            fired |= alive(a) && tryAuto(a, t_->autos[ef.autosBegin + g]);
+            fired |= alive(a) && tryAuto(a, t_->autos[ef.autosBegin + g], instanceHandle(k));
         }
     }
     autoActors_.resize(kept);
@@ -280,48 +287,33 @@ void World::runAutos() {
   inAutos_ = false;
 }
 
-bool World::tryAuto(Handle a, const pack::AutoGrant &grant) {
+bool World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle grantedBy) {
   uint64_t key = (uint64_t(indexOf(a)) << 32) | grant.ability;
   for (auto &[k, tick] : autoFired_)
     if (k == key && tick == now_)
       return false;
   const pack::Ability &ab = t_->abilities[grant.ability];
-  std::vector<std::vector<Handle>> tries;
-  if (ab.target == pack::TargetKind::One) {
-    // Candidates in actor order, then by the grant's keys, ties to the lower number.
-    std::vector<std::pair<std::vector<int64_t>, Handle>> ranked;
-    for (uint32_t i = 0; i < actors_.size(); ++i) {
-      if (!actors_[i].live || actors_[i].fallen)
-        continue;
-      Handle h = handle(i, actors_[i].gen);
-      std::vector<int64_t> rank;
-      for (uint32_t k = 0; k < grant.keyCount; ++k) {
-        const pack::SortKey &sk = t_->sortKeys[grant.keysBegin + k];
-        if (sk.kind == pack::SortKeyKind::Tag) {
-          rank.push_back(carries(h, sk.tag) ? 0 : 1);
-        } else {
-          Frame f{};
-          f.roots[LEDGER_SLOT_HOLDER] = a;
-          f.roots[LEDGER_SLOT_CREDIT] = a;
-          f.roots[LEDGER_SLOT_IT] = h;
-          int64_t v = runBody(sk.body, f);
-          rank.push_back(sk.kind == pack::SortKeyKind::Highest ? -v : v);
-        }
-      }
-      ranked.push_back({rank, h});
-    }
-    std::sort(ranked.begin(), ranked.end(), [](const auto &x, const auto &y) {
-      return x.first != y.first ? x.first < y.first : indexOf(x.second) < indexOf(y.second);
-    });
-    for (auto &[rank, h] : ranked)
-      tries.push_back({h});
-  } else if (ab.target == pack::TargetKind::Many) {
+  if (ab.target == pack::TargetKind::Many)
     return false; // an auto takes one target it accepts
-  } else {
-    tries.push_back({});
+  // Candidates in actor order, then by the grant's keys, ties to the lower
+  // number; one taking no target tries once.
+  Scratch<int64_t> candidates(scratchHandles_);
+  if (ab.target == pack::TargetKind::One) {
+    for (uint32_t i = 0; i < actors_.size(); ++i)
+      if (actors_[i].live && !actors_[i].fallen)
+        candidates->push_back(handle(i, actors_[i].gen));
+    Frame f{};
+    f.roots[LEDGER_SLOT_HOLDER] = a;
+    f.roots[LEDGER_SLOT_CREDIT] = a;
+    rank(f, grant.keysBegin, grant.keyCount, *candidates);
   }
-  for (const std::vector<Handle> &targets : tries) {
-    if (!check(a, grant.ability, targets, false, false, false).ok())
+  size_t tries = ab.target == pack::TargetKind::One ? candidates->size() : 1;
+  Scratch<int64_t> targets(scratchHandles_);
+  for (size_t i = 0; i < tries; ++i) {
+    targets->clear();
+    if (ab.target == pack::TargetKind::One)
+      targets->push_back((*candidates)[i]);
+    if (!check(a, grant.ability, *targets, false, false, false).ok())
       continue;
     bool found = false;
     for (auto &[k, tick] : autoFired_)
@@ -332,7 +324,7 @@ bool World::tryAuto(Handle a, const pack::AutoGrant &grant) {
     if (!found)
       autoFired_.push_back({key, now_});
     beginMoment();
-    castAbility(nullptr, a, grant.ability, targets, {}, false, false, 0, ++chains_);
+    castAbility(nullptr, a, grant.ability, *targets, {}, false, false, 0, ++chains_, grantedBy);
     endMoment();
     return true;
   }

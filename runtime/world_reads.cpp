@@ -155,7 +155,7 @@ int64_t World::apiRead(Frame &f, uint32_t readId, const int64_t *args) {
     return t_->props[r.a].defaultValue;
   case ReadOp::EventActor:
     if (!e)
-      return 0;
+      return pack::EventRole(r.a) == pack::EventRole::Grant ? f.grant : 0;
     switch (pack::EventRole(r.a)) {
     case pack::EventRole::Subject:
       return e->subject;
@@ -310,7 +310,8 @@ void World::query(Frame &f, const pack::Query &q, const int64_t *args, std::vect
     int64_t saved = f.c.locals ? f.c.locals[LEDGER_SLOT_IT] : 0;
     bool fallenAsked = (t_->tagSet(q.having)[Id(pack::BuiltinTag::Fallen) / 64] >>
                         (Id(pack::BuiltinTag::Fallen) % 64)) & 1;
-    for (uint32_t i = 0; i < actors_.size() && int64_t(out.size()) < count; ++i) {
+    // Ranked, the first count of every actor it keeps; else the first found.
+    for (uint32_t i = 0; i < actors_.size() && (q.keyCount || int64_t(out.size()) < count); ++i) {
       if (!actors_[i].live || (actors_[i].fallen && !fallenAsked))
         continue;
       Handle h = handle(i, actors_[i].gen);
@@ -351,6 +352,9 @@ void World::query(Frame &f, const pack::Query &q, const int64_t *args, std::vect
       }
       out.push_back(h);
     }
+    rank(f, q.keysBegin, q.keyCount, out);
+    if (count < int64_t(out.size()))
+      out.resize(size_t(std::max<int64_t>(count, 0)));
     return;
   }
   case pack::QueryKind::Held: {
@@ -358,38 +362,13 @@ void World::query(Frame &f, const pack::Query &q, const int64_t *args, std::vect
     if (!alive(a))
       return;
     Handle from = q.hasFrom ? args[1] : 0;
-    std::vector<uint32_t> list = held_[indexOf(a)]; // oldest first
-    if (q.keyCount) {
-      // Each key in turn; ties keep the order they went on in.
-      std::vector<std::pair<std::vector<int64_t>, uint32_t>> ranked;
-      int64_t saved = f.c.locals ? f.c.locals[LEDGER_SLOT_IT] : 0;
-      for (uint32_t i : list) {
-        std::vector<int64_t> rank;
-        for (uint32_t k = 0; k < q.keyCount; ++k) {
-          const pack::SortKey &key = t_->sortKeys[q.keysBegin + k];
-          if (key.kind == pack::SortKeyKind::Newest || key.kind == pack::SortKeyKind::Oldest) {
-            int64_t seq = int64_t(insts_[i].seq);
-            rank.push_back(key.kind == pack::SortKeyKind::Newest ? -seq : seq);
-            continue;
-          }
-          prepare(f);
-          f.c.locals[LEDGER_SLOT_IT] = instanceHandle(i);
-          int64_t v = pack_->formula(key.body, &f.c);
-          rank.push_back(key.kind == pack::SortKeyKind::Highest ? -v : v);
-        }
-        ranked.push_back({std::move(rank), i});
-      }
-      if (f.c.locals)
-        f.c.locals[LEDGER_SLOT_IT] = saved;
-      std::sort(ranked.begin(), ranked.end(), [&](const auto &x, const auto &y) {
-        return x.first != y.first ? x.first < y.first : insts_[x.second].seq < insts_[y.second].seq;
-      });
-      for (size_t k = 0; k < ranked.size(); ++k)
-        list[k] = ranked[k].second;
-    }
+    Scratch<int64_t> list(scratchHandles_); // oldest first, then by its keys
+    for (uint32_t i : held_[indexOf(a)])
+      list->push_back(instanceHandle(i));
+    rank(f, q.keysBegin, q.keyCount, *list);
     int64_t saved = f.c.locals ? f.c.locals[LEDGER_SLOT_IT] : 0;
-    for (uint32_t i : list) {
-      const Instance &in = insts_[i];
+    for (Handle h : *list) {
+      const Instance &in = insts_[indexOf(h)];
       if (!in.live)
         continue;
       TagBits tb;
@@ -402,17 +381,65 @@ void World::query(Frame &f, const pack::Query &q, const int64_t *args, std::vect
         continue;
       if (q.whenBody != kNoId) {
         prepare(f);
-        f.c.locals[LEDGER_SLOT_IT] = instanceHandle(i);
+        f.c.locals[LEDGER_SLOT_IT] = h;
         bool keep = pack_->formula(q.whenBody, &f.c) != 0;
         f.c.locals[LEDGER_SLOT_IT] = saved;
         if (!keep)
           continue;
       }
-      out.push_back(instanceHandle(i));
+      out.push_back(h);
     }
     return;
   }
   }
+}
+
+void World::rank(Frame &f, uint32_t keysBegin, uint32_t keyCount, std::vector<int64_t> &found) {
+  if (keyCount == 0)
+    return;
+  // A row a candidate: its key values, then itself; sorted by row number,
+  // so nothing is moved but the numbers.
+  size_t width = size_t(keyCount) + 1;
+  Scratch<int64_t> rows(scratchHandles_);
+  Scratch<uint32_t> order(scratchIds_);
+  prepare(f);
+  int64_t saved = f.c.locals[LEDGER_SLOT_IT];
+  for (size_t i = 0; i < found.size(); ++i) {
+    Handle h = found[i];
+    for (uint32_t k = 0; k < keyCount; ++k) {
+      const pack::SortKey &key = t_->sortKeys[keysBegin + k];
+      switch (key.kind) {
+      case pack::SortKeyKind::Tag:
+        rows->push_back(carries(h, key.tag) ? 0 : 1);
+        break;
+      case pack::SortKeyKind::Newest:
+      case pack::SortKeyKind::Oldest: {
+        int64_t seq = int64_t(insts_[indexOf(h)].seq);
+        rows->push_back(key.kind == pack::SortKeyKind::Newest ? -seq : seq);
+        break;
+      }
+      case pack::SortKeyKind::Highest:
+      case pack::SortKeyKind::Lowest: {
+        f.c.locals[LEDGER_SLOT_IT] = h;
+        int64_t v = pack_->formula(key.body, &f.c);
+        rows->push_back(key.kind == pack::SortKeyKind::Highest ? -v : v);
+        break;
+      }
+      }
+    }
+    rows->push_back(h);
+    order->push_back(uint32_t(i));
+  }
+  f.c.locals[LEDGER_SLOT_IT] = saved;
+  const int64_t *r = rows->data();
+  std::sort(order->begin(), order->end(), [&](uint32_t x, uint32_t y) {
+    for (uint32_t k = 0; k < keyCount; ++k)
+      if (r[x * width + k] != r[y * width + k])
+        return r[x * width + k] < r[y * width + k];
+    return x < y;
+  });
+  for (size_t i = 0; i < found.size(); ++i)
+    found[i] = r[(*order)[i] * width + keyCount];
 }
 
 } // namespace ledger::rt

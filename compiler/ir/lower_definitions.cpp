@@ -517,34 +517,10 @@ TagSet Lowerer::tagSetWith(TagSet set, Id tag) {
 void Lowerer::autoGrants(NodeId c, std::vector<pack::AutoGrant> &autos) {
   if (!tree_.slot(c, "auto"))
     return;
+  // An auto's keys read F in its holder's terms.
   uint32_t keysBegin = uint32_t(t_.sortKeys.size());
-  if (const Slot *keys = tree_.slot(c, "keys")) {
-    NodeId k = keys->value;
-    uint32_t file = tree_.nodes[k].file;
-    BodyScope scope;
-    for (uint32_t s = tree_.nodes[k].firstSlot; s < tree_.nodes[k].firstSlot + tree_.nodes[k].slotCount; ++s) {
-      const Slot &slot = tree_.slots[s];
-      std::string_view label = labelText(slot.label);
-      pack::SortKey key;
-      if (label == "tag") {
-        key.kind = pack::SortKeyKind::Tag;
-        key.tag = tagId(spanText(file, slot.begin, slot.end));
-      } else if (label == "highest" || label == "lowest") {
-        key.kind = label == "highest" ? pack::SortKeyKind::Highest : pack::SortKeyKind::Lowest;
-        // highest VALUE reads each candidate's; highest F, the holder's terms.
-        BodyScope keyScope = scope;
-        if (tree_.exprs[slot.value].kind == ExprKind::Path)
-          keyScope.bareValueOf = LEDGER_SLOT_IT;
-        key.body = formulaBody(file, slot.value, keyScope, lineOf(k));
-      } else if (label == "nearest" || label == "furthest") {
-        notRunYet(k, "ranking by the space's distance");
-        continue;
-      } else {
-        continue;
-      }
-      t_.sortKeys.push_back(key);
-    }
-  }
+  if (const Slot *keys = tree_.slot(c, "keys"))
+    sortKeys(keys->value, BodyScope{});
   for (const std::string &a : listItems(c, "abilities"))
     autos.push_back({find(abilities_, a), keysBegin, uint32_t(t_.sortKeys.size()) - keysBegin});
 }

@@ -129,6 +129,13 @@ Lowered Lowerer::member(Lowered base, std::string_view m, uint32_t file, uint32_
   return {constant(0), Kind::Number};
 }
 
+// In an ability, the instance whose grant this use is: its activation's.
+Lowered Lowerer::grantOf() {
+  Read r{ReadOp::EventActor};
+  r.a = Id(EventRole::Grant);
+  return read(r, {}, Kind::Instance);
+}
+
 Lowered Lowerer::path(uint32_t file, uint32_t begin, uint32_t end, BodyScope &scope, ExprId) {
   std::vector<std::pair<std::string, uint32_t>> parts;
   for (uint32_t t = begin; t < end; ++t)
@@ -171,6 +178,8 @@ Lowered Lowerer::path(uint32_t file, uint32_t begin, uint32_t end, BodyScope &sc
     }
     if (i == 1)
       cur = root(LEDGER_SLOT_SELF, Kind::Instance);
+  } else if (h == "grant" && scope.ability != kNoId) {
+    cur = grantOf();
   } else if (h == "event") {
     if (parts.size() < 2)
       return {local(LEDGER_SLOT_TARGET), Kind::Actor};

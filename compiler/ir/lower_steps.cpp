@@ -51,21 +51,25 @@ Id Lowerer::query(NodeId part, BodyScope &scope, std::vector<Id> &args) {
                 : subject.starts_with("other")     ? Subject::Others
                                                    : Subject::Actors;
     if (tree_.slot(part, "pile") || tree_.slot(part, "within") || tree_.slot(part, "controlled") ||
-        tree_.slot(part, "keys") || tree_.hasFlag(part, "nearest") ||
-        tree_.hasFlag(part, "at random") || tree_.slot(part, "using") ||
-        tree_.slot(part, "except") || tree_.hasFlag(part, "except allies"))
-      notRunYet(part, "this query's piles, space, keys or draws");
+        tree_.hasFlag(part, "nearest") || tree_.hasFlag(part, "at random") ||
+        tree_.slot(part, "using") || tree_.slot(part, "except") ||
+        tree_.hasFlag(part, "except allies"))
+      notRunYet(part, "this query's piles, space or draws");
     if (tree_.slot(part, "of")) {
       q.hasOf = true;
       args.push_back(actorOf(part, "of", scope).expr);
     }
     q.having = tagsOf(part, "having", false);
     q.unless = tagsOf(part, "unless", false);
-    if (const Slot *w = tree_.slot(part, "when")) {
-      BodyScope inner = scope;
-      inner.itIsInstance = false;
+    BodyScope inner = scope;
+    inner.itIsInstance = false;
+    if (const Slot *w = tree_.slot(part, "when"))
       q.whenBody = formulaBody(file, w->value, inner, lineOf(part));
-    }
+    // by KEYS: read in the rule's or ability's terms, each candidate as it.
+    q.keysBegin = uint32_t(t_.sortKeys.size());
+    if (const Slot *keys = tree_.slot(part, "keys"))
+      sortKeys(keys->value, inner);
+    q.keyCount = uint32_t(t_.sortKeys.size()) - q.keysBegin;
     break;
   }
   default:
@@ -73,6 +77,34 @@ Id Lowerer::query(NodeId part, BodyScope &scope, std::vector<Id> &args) {
   }
   t_.queries.push_back(q);
   return Id(t_.queries.size() - 1);
+}
+
+// KEYS, joined by then, onto the sort keys: a tag, highest or lowest F;
+// nearest and furthest need the space.
+void Lowerer::sortKeys(NodeId keys, const BodyScope &scope) {
+  const Node &kn = tree_.nodes[keys];
+  for (uint32_t s = kn.firstSlot; s < kn.firstSlot + kn.slotCount; ++s) {
+    const Slot &slot = tree_.slots[s];
+    std::string_view label = labelText(slot.label);
+    pack::SortKey key;
+    if (label == "tag") {
+      key.kind = pack::SortKeyKind::Tag;
+      key.tag = tagId(spanText(kn.file, slot.begin, slot.end));
+    } else if (label == "highest" || label == "lowest") {
+      key.kind = label == "highest" ? pack::SortKeyKind::Highest : pack::SortKeyKind::Lowest;
+      // highest VALUE reads each candidate's; highest F, the scope's terms.
+      BodyScope keyScope = scope;
+      if (tree_.exprs[slot.value].kind == ExprKind::Path)
+        keyScope.bareValueOf = LEDGER_SLOT_IT;
+      key.body = formulaBody(kn.file, slot.value, keyScope, lineOf(keys));
+    } else if (label == "nearest" || label == "furthest") {
+      notRunYet(keys, "ranking by the space's distance");
+      continue;
+    } else {
+      continue;
+    }
+    t_.sortKeys.push_back(key);
+  }
 }
 
 Id Lowerer::heldQuery(NodeId held, BodyScope &scope, std::vector<Id> &args) {
@@ -235,6 +267,17 @@ void Lowerer::lowerStep(NodeId n, Step &step, BodyScope &scope) {
     std::string op = slotText(n, "op");
     step.info = op == "=" ? 0 : op == "+=" ? 1 : 2;
     step.slot = kNoId;
+    if (scope.effect == kNoId && scope.ability != kNoId) {
+      // In an ability, the var of the instance whose grant this use is, by
+      // name: each effect granting it declares its vars in its own order.
+      a.op = ActionOp::SetInstanceVar;
+      a.a = name(var);
+      a.b = step.info;
+      args.push_back(grantOf().expr);
+      args.push_back(formulaSlot(n, "value", scope).expr);
+      finish();
+      break;
+    }
     if (scope.effect != kNoId) {
       const Effect &e = t_.effects[scope.effect];
       for (uint32_t v = 0; v < e.varCount; ++v)
@@ -319,12 +362,12 @@ void Lowerer::lowerStep(NodeId n, Step &step, BodyScope &scope) {
     break;
   }
   case FormKind::StepRemove: {
+    Id heldAbility = kNoId; // an ability a var or a name holds: an operand
     if (tree_.slot(n, "ability")) {
       a.op = ActionOp::RemoveCooldown;
-      std::string ab = slotText(n, "ability");
-      a.a = find(abilities_, ab);
+      a.a = find(abilities_, slotText(n, "ability"));
       if (a.a == kNoId)
-        notRunYet(n, "the cooldown of an ability a var holds");
+        heldAbility = actorOf(n, "ability", scope).expr;
     } else if (tree_.slot(n, "tag")) {
       a.op = ActionOp::RemoveTag;
       a.tags = tagsOf(n, "tag", false);
@@ -342,6 +385,8 @@ void Lowerer::lowerStep(NodeId n, Step &step, BodyScope &scope) {
     targets(n, "from", a, args, scope, true);
     if (a.op == ActionOp::RemoveHandle)
       args.push_back(formulaSlot(n, "what", scope).expr);
+    if (heldAbility != kNoId)
+      args.push_back(heldAbility);
     if (tree_.slot(n, "count")) {
       a.flags |= kHasCount;
       args.push_back(formulaSlot(n, "count", scope).expr);

@@ -180,6 +180,7 @@ private:
   Lowered expr(uint32_t file, ExprId e, BodyScope &scope);
   Lowered path(uint32_t file, uint32_t begin, uint32_t end, BodyScope &scope, ExprId at);
   Lowered member(Lowered base, std::string_view name, uint32_t file, uint32_t tok);
+  Lowered grantOf();
   Lowered call(uint32_t file, const Expr &e, BodyScope &scope, ExprId at);
   Id addExpr(pack::Expr e, std::initializer_list<Id> args = {});
   Id addExprArgs(pack::Expr e, const std::vector<Id> &args);
@@ -196,6 +197,7 @@ private:
   Lowered read(pack::Read r, std::vector<Id> args, Kind kind);
   Id query(NodeId part, BodyScope &scope, std::vector<Id> &args);
   Id heldQuery(NodeId held, BodyScope &scope, std::vector<Id> &args);
+  void sortKeys(NodeId keys, const BodyScope &scope);
   Lowered actorOf(NodeId n, std::string_view label, BodyScope &scope);
   Lowered formulaSlot(NodeId n, std::string_view label, BodyScope &scope);
 

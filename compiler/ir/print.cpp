@@ -185,8 +185,8 @@ void Printer::steps(uint32_t begin, uint32_t end, int depth) {
   static const char *actions[] = {
       "deal", "heal", "gain", "lose", "set-pool", "apply", "remove-effect", "remove-handle",
       "remove-tag", "remove-cooldown", "raise", "create", "destroy", "revive", "cast", "set-link",
-      "scale-duration", "add-duration", "at-most-duration", "prevent", "convert", "scale",
-      "set-prop", "add", "reduce", "at-most", "at-least", "absorb", "redirect"};
+      "scale-duration", "add-duration", "at-most-duration", "set-instance-var", "prevent",
+      "convert", "scale", "set-prop", "add", "reduce", "at-most", "at-least", "absorb", "redirect"};
   for (uint32_t i = begin; i < end; ++i) {
     const Step &s = t_.steps[i];
     std::string indent(size_t(depth) * 2, ' ');

@@ -438,8 +438,8 @@ private:
   std::vector<int64_t> poolAt_;    // the anchor's tick
   std::vector<int64_t> poolMax_;   // the maximum it last read
   std::vector<int64_t> poolRate_;  // a drift reading the world: its rate at the anchor
-  std::vector<int64_t> poolMin_;   // the least it last read
-  std::vector<uint8_t> boundsSettled_; // bounds reading a count: taken by a moment's end
+  std::vector<int64_t> poolMin_;   // bounds reading a count: the least it last read
+  std::vector<uint8_t> boundsSettled_; // and whether a moment's end has taken them
   uint64_t settledEpoch_ = 0;      // the world's epoch when what reads it was last settled
   bool freshBounds_ = false;       // settling: bounds are read afresh
   std::vector<uint8_t> hasPool_;

@@ -179,9 +179,13 @@ Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32
   pools_.resize(pools_.size() + valueCount_, 0);
   poolAt_.resize(poolAt_.size() + valueCount_, 0); // pools' clocks count from the make
   poolMax_.resize(poolMax_.size() + valueCount_, 0);
-  poolRate_.resize(poolRate_.size() + valueCount_, 0);
-  poolMin_.resize(poolMin_.size() + valueCount_, 0);
-  boundsSettled_.resize(boundsSettled_.size() + valueCount_, 0);
+  // What settles as moments end, kept only where the catalog has it.
+  if (!ix_->worldDrifts.empty())
+    poolRate_.resize(poolRate_.size() + valueCount_, 0);
+  if (!ix_->countBounds.empty()) {
+    poolMin_.resize(poolMin_.size() + valueCount_, 0);
+    boundsSettled_.resize(boundsSettled_.size() + valueCount_, 0);
+  }
   hasPool_.resize(hasPool_.size() + valueCount_, 0);
   poolVersion_.resize(poolVersion_.size() + valueCount_, 0);
   poolDue_.resize(poolDue_.size() + valueCount_, -1);

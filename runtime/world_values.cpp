@@ -361,7 +361,8 @@ void World::settlePool(Handle a, Id p) {
   pools_[i] = amount;
   poolAt_[i] = poolClock(a, p);
   poolMax_[i] = poolMost(a, p);
-  poolMin_[i] = poolLeast(a, p);
+  if (ix_->boundsReadCount[p])
+    poolMin_[i] = poolLeast(a, p);
   if (ix_->driftReadsWorld[p])
     poolRate_[i] = computeStat(a, t_->values[p].regenStat, nullptr);
 }
@@ -390,7 +391,8 @@ void World::settleWorldReaders() {
         if (!hasPool_[slot])
           continue;
         settlePool(a, p);
-        boundsSettled_[slot] = 1;
+        if (ix_->boundsReadCount[p])
+          boundsSettled_[slot] = 1;
         any = true;
       }
     if (any)

@@ -285,7 +285,12 @@ void World::apiListClose(Frame &) {
 }
 
 int32_t World::apiStep(Frame &f, uint32_t stepId, const int64_t *args) {
-  return action(f, t_->actions[stepId], args);
+  int32_t r = action(f, t_->actions[stepId], args);
+  // What the step set off may have put on instances and moved the vars'
+  // storage: the body reads its own instance's vars from where they are now.
+  if (f.instance != 0 && f.c.vars != scratchVars_.data())
+    f.c.vars = vars_.data() + insts_[indexOf(f.instance)].varsAt;
+  return r;
 }
 
 // The event's head as compiled bodies read it in place.

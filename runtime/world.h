@@ -442,6 +442,7 @@ private:
   std::vector<uint8_t> boundsSettled_; // and whether a moment's end has taken them
   uint64_t settledEpoch_ = 0;      // the world's epoch when what reads it was last settled
   bool freshBounds_ = false;       // settling: bounds are read afresh
+  std::vector<uint32_t> worldReaders_; // actors holding such pools
   std::vector<uint8_t> hasPool_;
   std::vector<uint32_t> poolVersion_; // a pool's crossing timer is current while this holds
   std::vector<int64_t> poolDue_;      // and the world time it is due

@@ -220,6 +220,11 @@ Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32
   // amount, a create's past that.
   for (uint32_t p = 0; p < arch.poolCount; ++p)
     hasPool_[size_t(i) * valueCount_ + t_->idLists[arch.poolsBegin + p]] = 1;
+  for (const std::vector<Id> *pools : {&ix_->worldDrifts, &ix_->countBounds})
+    for (Id p : *pools)
+      if (hasPool_[size_t(i) * valueCount_ + p] &&
+          (worldReaders_.empty() || worldReaders_.back() != i))
+        worldReaders_.push_back(i);
   ++epoch_;
   for (uint32_t p = 0; p < arch.poolCount; ++p) {
     Id pool = t_->idLists[arch.poolsBegin + p];

@@ -380,11 +380,12 @@ void World::settleWorldReaders() {
   if ((ix_->worldDrifts.empty() && ix_->countBounds.empty()) || settledEpoch_ == epoch_)
     return;
   freshBounds_ = true;
-  for (uint32_t ai = 0; ai < actors_.size(); ++ai) {
+  size_t kept = 0;
+  for (uint32_t ai : worldReaders_) {
     if (!actors_[ai].live)
       continue;
+    worldReaders_[kept++] = ai;
     Handle a = handle(ai, actors_[ai].gen);
-    bool any = false;
     for (const std::vector<Id> *pools : {&ix_->worldDrifts, &ix_->countBounds})
       for (Id p : *pools) {
         size_t slot = size_t(ai) * valueCount_ + p;
@@ -393,11 +394,10 @@ void World::settleWorldReaders() {
         settlePool(a, p);
         if (ix_->boundsReadCount[p])
           boundsSettled_[slot] = 1;
-        any = true;
       }
-    if (any)
-      schedulePoolBounds(a);
+    schedulePoolBounds(a);
   }
+  worldReaders_.resize(kept);
   freshBounds_ = false;
   settledEpoch_ = epoch_;
 }

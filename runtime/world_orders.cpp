@@ -461,16 +461,20 @@ Outcome World::destroy(Handle a) {
   return {};
 }
 
+// A link set by an order is no event, and ends no moment: what reads the
+// world through it settles here.
 Outcome World::link(Handle a, Id l, Handle to) {
   if (t_->links[l].global) {
     globals_[l] = to;
     ++epoch_;
+    settleWorldReaders();
     return {};
   }
   if (!alive(a))
     return refused(Refusal::Gone);
   touch(a);
   links_[size_t(indexOf(a)) * t_->links.size() + l] = to;
+  settleWorldReaders();
   return {};
 }
 

@@ -313,7 +313,9 @@ bool World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle grantedBy) {
     targets->clear();
     if (ab.target == pack::TargetKind::One)
       targets->push_back((*candidates)[i]);
-    if (!check(a, grant.ability, *targets, false, false, false).ok())
+    // An effect's auto is checked against that effect's grant.
+    Id usingEffect = grantedBy ? insts_[indexOf(grantedBy)].effect : kNoId;
+    if (!check(a, grant.ability, *targets, false, false, false, true, usingEffect).ok())
       continue;
     bool found = false;
     for (auto &[k, tick] : autoFired_)

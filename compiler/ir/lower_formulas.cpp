@@ -148,6 +148,9 @@ Lowered Lowerer::path(uint32_t file, uint32_t begin, uint32_t end, BodyScope &sc
   auto root = [&](uint32_t slot, Kind k) { return Lowered{local(slot), k}; };
   if (h == "true" || h == "false")
     return {constant(h == "true" ? Fixed::kScale : 0), Kind::Number};
+  if (scope.bareFieldsOfIt && parts.size() == 1 &&
+      (h == "stacks" || h == "remaining" || h == "elapsed" || h == "suspended"))
+    return member(root(LEDGER_SLOT_IT, Kind::Instance), h, file, parts[0].second);
   if (const BodyScope::Local *l = scope.find(h)) {
     cur = {local(l->slot), l->kind};
   } else if (h == "holder") {
@@ -454,7 +457,7 @@ Lowered Lowerer::call(uint32_t file, const Expr &e, BodyScope &scope, ExprId) {
   }
   if (fn == "count" || fn == "sum" || fn == "highest" || fn == "lowest") {
     const Expr &first = tree_.exprs[argId(0)];
-    if (fn == "count" && first.kind != ExprKind::Part) {
+    if (fn == "count" && first.kind != ExprKind::Part && e.argCount > 1) {
       std::string what = argText(1);
       std::vector<Id> args{arg(0).expr};
       Read r{ReadOp::CountEffect};
@@ -468,19 +471,23 @@ Lowered Lowerer::call(uint32_t file, const Expr &e, BodyScope &scope, ExprId) {
       }
       return read(r, args, Kind::Number);
     }
-    if (first.kind != ExprKind::Part) {
-      diags_.report(DiagKind::NotRunYet, tree_.loc(file, e.begin), uint32_t(fn.size()),
-                    "`" + fn + "` over a list its first argument doesn't name");
-      return {constant(0), Kind::Number};
-    }
     Fold f;
     f.kind = fn == "count" ? FoldKind::Count
              : fn == "sum" ? FoldKind::Sum
              : fn == "highest" ? FoldKind::Highest
                                : FoldKind::Lowest;
     std::vector<Id> args;
-    bool held = tree_.nodes[first.part].kind == FormKind::Held;
-    f.query = held ? heldQuery(first.part, scope, args) : query(first.part, scope, args);
+    bool held = first.kind == ExprKind::Part && tree_.nodes[first.part].kind == FormKind::Held;
+    if (first.kind == ExprKind::Part) {
+      f.query = held ? heldQuery(first.part, scope, args) : query(first.part, scope, args);
+    } else {
+      // One actor as the list: TARGETS is "one actor … or a query".
+      Query one;
+      one.kind = QueryKind::Actor;
+      args.push_back(expr(file, argId(0), scope).expr);
+      t_.queries.push_back(one);
+      f.query = Id(t_.queries.size() - 1);
+    }
     if (f.kind != FoldKind::Count) {
       BodyScope inner = scope;
       inner.itIsInstance = held;

@@ -130,6 +130,7 @@ Id Lowerer::heldQuery(NodeId held, BodyScope &scope, std::vector<Id> &args) {
     const Node &on = tree_.nodes[order];
     BodyScope inner = scope;
     inner.itIsInstance = true;
+    inner.bareFieldsOfIt = true;
     for (uint32_t s = on.firstSlot; s < on.firstSlot + on.slotCount; ++s) {
       const Slot &slot = tree_.slots[s];
       std::string_view label = labelText(slot.label);

@@ -89,6 +89,8 @@ struct BodyScope {
   // Whose value a bare VALUE reads: the holder's, or in a sort key's bare
   // VALUE, each candidate's (it).
   uint32_t bareValueOf = LEDGER_SLOT_HOLDER;
+  // A held(...) ORDER: "stacks, remaining, elapsed and suspended alone are it's".
+  bool bareFieldsOfIt = false;
   struct Local {
     std::string name;
     uint32_t slot;

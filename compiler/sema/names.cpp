@@ -285,6 +285,10 @@ void Checker::resolveSlots(NodeId n, const Scope &scope) {
       Scope partScope = scope;
       partScope.it = scope.it || part == FormKind::TargetsQuery || part == FormKind::Held ||
                      part == FormKind::Keys || part == FormKind::Order;
+      // "stacks, remaining, elapsed and suspended alone are it's"
+      if (part == FormKind::Order)
+        for (const char *field : {"stacks", "remaining", "elapsed", "suspended"})
+          partScope.locals.push_back(field);
       resolveSlots(slot.value, partScope);
       break;
     }

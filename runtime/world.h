@@ -211,6 +211,20 @@ private:
     TagBits tags;
     int64_t amount = 0;
   };
+  struct Prop {
+    Id first;
+    int64_t second;
+  };
+  // Room for up to N items, read only below the count kept beside it, so a
+  // new event writes its head and not its ~700 bytes of room.
+  template <typename T, size_t N> struct Room {
+    union {
+      T items[N];
+    };
+    Room() {}
+    T &operator[](size_t i) { return items[i]; }
+    const T &operator[](size_t i) const { return items[i]; }
+  };
 
   // Its head is laid out as LedgerEventHead, which compiled bodies read.
   struct Event {
@@ -220,11 +234,11 @@ private:
     TagBits tags;
     Id pool = pack::kNoId;
     uint32_t portionCount = 0;
-    Portion portions[kMaxPortions];
+    Room<Portion, kMaxPortions> portions;
     int64_t sent = 0, amount = 0, landed = 0, overflow = 0, before = 0, after = 0;
     int64_t upTo = INT64_MAX;
     uint32_t propCount = 0;
-    std::pair<Id, int64_t> props[kMaxProps];
+    Room<Prop, kMaxProps> props;
     Id effect = pack::kNoId;     // Apply, Remove
     Handle instance = 0;         // Remove: the instance; Apply: the one made or merged
     int64_t stacks = 0;          // Apply: stacks brought
@@ -484,9 +498,9 @@ private:
     T &push() {
       if (size_ == chunks_.size() * kChunk)
         chunks_.emplace_back(kChunk);
-      T &item = (*this)[size_++];
-      item = T{};
-      return item;
+      T *item = &(*this)[size_++];
+      // Default-initialised: the fields' own initialisers, no clearing of room.
+      return *new (item) T;
     }
 
   private:

@@ -29,7 +29,7 @@ void World::inheritChain(Event &e, const Frame &f) const {
     return;
   const Event &pe = events_[size_t(f.propsEvent)];
   e.propCount = pe.propCount;
-  std::copy(pe.props, pe.props + pe.propCount, e.props);
+  std::copy(pe.props.items, pe.props.items + pe.propCount, e.props.items);
   e.grant = pe.grant;
   e.targeted = pe.targeted;
 }
@@ -578,7 +578,7 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
           targets.push_back(hand->target);
         for (uint32_t p = 0; p < hand->propCount; ++p)
           if (hand->props[p].first == kNoId)
-            g.values.push_back(hand->props[p]);
+            g.values.push_back({hand->props[p].first, hand->props[p].second});
       }
     } else if (a.flags & kGranted) {
       targetsOf(f, a, args, targets);

@@ -11,6 +11,7 @@
 #include "pack.h"
 #include "refusals.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -170,6 +171,7 @@ private:
     uint32_t gen = 1;
     Storage storage;
     bool live = false;
+    bool ending = false; // coming off: its expire and end steps run, its rules hear nothing
     Id effect = pack::kNoId;
     Handle holder = 0, source = 0, credit = 0;
     int64_t stacks = 0;
@@ -349,6 +351,7 @@ private:
   uint32_t newInstance(Event &e, uint32_t eventIndex);
   void putOn(Event &e, uint32_t eventIndex);
   void endInstance(uint32_t inst, Id endTag, uint32_t chain);
+  int64_t takeStacks(uint32_t inst, int64_t stacks, Id endTag, uint32_t chain);
   void schedule(uint32_t inst);
   // Clocks: each actor's time stat and the stats effects say they run on.
   struct Clock {
@@ -412,8 +415,11 @@ private:
   // on, highest or lowest F read of each as it in the frame's terms.
   void rank(Frame &f, uint32_t keysBegin, uint32_t keyCount, std::vector<int64_t> &found);
   Outcome check(Handle actor, Id ability, const std::vector<Handle> &targets, bool forCast,
-                bool free, bool noCooldown, bool targetsNamed = true,
-                Id usingEffect = pack::kNoId);
+                bool free, bool noCooldown, const Given &given, const Frame *parent,
+                bool targetsNamed = true, Id usingEffect = pack::kNoId);
+  uint32_t activateEvent(const Frame *parent, Handle caster, Id ability,
+                         const std::vector<Handle> &targets, const Given &given,
+                         pack::TagSet tagged, uint32_t chain, Handle grant);
   // Whether the actor may use the ability, and the instance granting it (0
   // for its archetype's); with `using`, only that effect's newest instance.
   bool granted(Handle actor, Id ability, Handle *grant = nullptr, Id usingEffect = pack::kNoId);
@@ -495,6 +501,7 @@ private:
     const T &operator[](size_t i) const { return chunks_[i / kChunk][i % kChunk]; }
     size_t size() const { return size_; }
     void clear() { size_ = 0; }
+    void truncate(size_t n) { size_ = std::min(size_, n); }
     T &push() {
       if (size_ == chunks_.size() * kChunk)
         chunks_.emplace_back(kChunk);

@@ -80,6 +80,11 @@ Refusal World::applyTo(Frame *f, Id effect, int64_t stacks, Handle to, Handle so
     g.roots[LEDGER_SLOT_HOLDER] = to;
     g.roots[LEDGER_SLOT_SOURCE] = source;
     g.roots[LEDGER_SLOT_CREDIT] = credit;
+    // It reads the event in hand: an order's X and properties.
+    if (f) {
+      g.event = f->event;
+      g.propsEvent = f->propsEvent;
+    }
     if (life.time < 0 && ef.lasts.timeBody != kNoId)
       life.time = runBody(ef.lasts.timeBody, g);
     if (life.turns < 0 && ef.lasts.kind == pack::LastsKind::Turns)
@@ -136,13 +141,8 @@ int64_t World::removeEffect(Id effect, Handle from, int64_t stacks, Id endTag, u
         continue;
     }
     if (stacks > 0) {
-      int64_t take = std::min(stacks, in.stacks);
-      touchFor(from, in.effect);
-      in.stacks -= take;
-      stacks -= take;
+      stacks -= takeStacks(i, stacks, endTag, chain);
       ++taken;
-      if (in.stacks <= 0)
-        endInstance(i, Id(BuiltinTag::EndSpent), chain);
       if (stacks <= 0)
         break;
       continue;
@@ -613,7 +613,7 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
       for (const std::vector<Handle> &at : casts) {
         Outcome o = (a.flags & kAgain) ? Outcome{} : checkProps(ab, g, false);
         if (o.ok())
-          o = check(holder, ab, at, true, a.flags & kFree, a.flags & kNoCooldown);
+          o = check(holder, ab, at, true, a.flags & kFree, a.flags & kNoCooldown, g, &f);
         Refusal r = o.ok() ? castAbility(&f, holder, ab, at, g, a.flags & kFree,
                                          a.flags & kNoCooldown, a.tags, f.chain)
                            : o.refusal;

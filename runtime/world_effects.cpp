@@ -268,7 +268,8 @@ void World::install(Event &e, uint32_t eventIndex) {
   auto gather = [&] {
     same.clear();
     for (uint32_t i : held_[indexOf(holder)])
-      if (insts_[i].effect == e.effect && (!ef.stack.perSource || insts_[i].source == e.source))
+      if (insts_[i].effect == e.effect && !insts_[i].ending &&
+          (!ef.stack.perSource || insts_[i].source == e.source))
         same.push_back(i);
     capStacks = stackCap(same.empty() ? UINT32_MAX : same.front(), e);
     full = false;
@@ -415,9 +416,16 @@ void World::install(Event &e, uint32_t eventIndex) {
 // Remove raised carrying how it ended, its place freed.
 void World::endInstance(uint32_t inst, Id endTag, uint32_t chain) {
   Instance &in = insts_[inst];
-  if (!in.live)
+  // Once: its own expire and end steps may reach it again (a remove, an
+  // exclusive, a blow its prevents death would hear); it is already going.
+  if (!in.live || in.ending)
     return;
+  in.ending = true;
   Handle holder = in.holder;
+  auto &hearing = hearers_[indexOf(holder)];
+  hearing.erase(std::remove_if(hearing.begin(), hearing.end(),
+                               [&](const Hearer &h) { return h.inst == inst; }),
+                hearing.end());
   touchFor(holder, in.effect);
   const pack::Effect &ef = t_->effects[in.effect];
   TagBits endTags;
@@ -447,10 +455,6 @@ void World::endInstance(uint32_t inst, Id endTag, uint32_t chain) {
     --suspenders_[indexOf(holder)];
   auto &list = held_[indexOf(holder)];
   list.erase(std::remove(list.begin(), list.end(), inst), list.end());
-  auto &hearing = hearers_[indexOf(holder)];
-  hearing.erase(std::remove_if(hearing.begin(), hearing.end(),
-                               [&](const Hearer &h) { return h.inst == inst; }),
-                hearing.end());
   if (ef.blockCount)
     --blockers_[indexOf(holder)];
   for (uint32_t o = 0; o < ef.overrideCount; ++o) {
@@ -485,6 +489,31 @@ void World::endInstance(uint32_t inst, Id endTag, uint32_t chain) {
   raiseEvent(ev);
 }
 
+// Stacks taken off an instance, toward zero (a signed count below it too):
+// taking the last ends it with the tag given; taking fewer leaves it held,
+// its Remove carrying what it took and, as event.after, what it leaves,
+// with no End tag, as it hasn't ended. Returns the stacks taken.
+int64_t World::takeStacks(uint32_t inst, int64_t stacks, Id endTag, uint32_t chain) {
+  Instance &in = insts_[inst];
+  int64_t held = in.stacks < 0 ? -in.stacks : in.stacks;
+  int64_t take = std::min(stacks, held);
+  if (take >= held) {
+    endInstance(inst, endTag, chain);
+    return take;
+  }
+  touchFor(in.holder, in.effect);
+  in.stacks += in.stacks < 0 ? take : -take;
+  uint32_t ev = newEvent(Id(pack::BuiltinEvent::Remove), in.holder, in.source, in.credit, chain);
+  Event &remove = events_[ev];
+  remove.effect = in.effect;
+  remove.instance = instanceHandle(inst);
+  remove.stacks = take;
+  remove.after = in.stacks;
+  addTags(remove.tags, t_->effects[in.effect].tags);
+  raiseEvent(ev);
+  return take;
+}
+
 void World::runTimers(int64_t upTo) {
   while (!timers_.empty() && timers_.front().due <= upTo) {
     std::pop_heap(timers_.begin(), timers_.end(), std::greater<>());
@@ -507,11 +536,10 @@ void World::fireTimer(const Timer &tm) {
   uint32_t chain = ++chains_;
   if (tm.kind == TimerKind::Expire) {
     const pack::Effect &ef = t_->effects[in->effect];
-    if (ef.lasts.oneAtATime && in->stacks > kOne) {
-      in->stacks -= kOne;
-      touchFor(in->holder, in->effect);
+    if (ef.lasts.oneAtATime && (in->stacks > kOne || in->stacks < -kOne)) {
       in->expiresAt = in->expiresAt + in->lifetime;
       schedule(inst);
+      takeStacks(inst, kOne, Id(pack::BuiltinTag::EndExpired), chain);
     } else {
       endInstance(inst, Id(pack::BuiltinTag::EndExpired), chain);
     }

@@ -142,7 +142,7 @@ void World::candidates(const Event &e, Phase phase, std::vector<uint32_t> &out) 
   for (uint32_t i : wide_)
     if (insts_[i].live && ix_->wideEffect[insts_[i].effect]) {
       wide_[kept++] = i;
-      if (mayHear(insts_[i].effect, phase, e.kind) && hears(insts_[i].holder))
+      if (mayHear(insts_[i].effect, phase, e.kind) && !insts_[i].ending && hears(insts_[i].holder))
         out.push_back(i);
     }
   wide_.resize(kept);
@@ -360,7 +360,7 @@ void World::land(uint32_t ei) {
       for (uint32_t i : held_[indexOf(a)]) {
         const pack::Effect &ef = t_->effects[insts_[i].effect];
         deathHears |= (ef.diesPool == e.pool || ef.fallsPool == e.pool) && working(i);
-        if (ef.preventsDeath && working(i) && preventer == UINT32_MAX)
+        if (ef.preventsDeath && working(i) && !insts_[i].ending && preventer == UINT32_MAX)
           preventer = i;
       }
       if (deathHears && preventer != UINT32_MAX && !actor(a)->fallen) {
@@ -457,11 +457,8 @@ void World::runJob(const Job &job) {
     break;
   case pack::RuleKind::Each: {
     int64_t spent = runBody(rule.countBody, f);
-    Instance &live = insts_[inst];
-    touchFor(live.holder, live.effect);
-    live.stacks -= spent;
-    if (live.stacks <= 0)
-      endInstance(inst, Id(BuiltinTag::EndSpent), e.chain);
+    if (spent > 0)
+      takeStacks(inst, spent, Id(BuiltinTag::EndSpent), e.chain);
     break;
   }
   default:

@@ -26,7 +26,8 @@ Outcome refused(Refusal r, std::string text = {}) {
 // its grant, what blocks it, its cooldown, its targets, its requirements,
 // then its costs, none of them moving anything.
 Outcome World::check(Handle a, Id ability, const std::vector<Handle> &targets, bool forCast,
-                     bool free, bool noCooldown, bool targetsNamed, Id usingEffect) {
+                     bool free, bool noCooldown, const Given &given, const Frame *parent,
+                     bool targetsNamed, Id usingEffect) {
   Actor *ac = actor(a);
   if (!ac || !ac->live || ac->fallen)
     return refused(Refusal::Gone);
@@ -113,6 +114,13 @@ Outcome World::check(Handle a, Id ability, const std::vector<Handle> &targets, b
   default:
     break;
   }
+  // Requirements and costs read the order as its Activate will carry it (its
+  // X, its properties, its target); the probe is gone as the check ends.
+  struct Probe {
+    StableList<Event> &events;
+    size_t mark;
+    ~Probe() { events.truncate(mark); }
+  } probe{events_, events_.size()};
   Frame f{};
   f.roots[LEDGER_SLOT_HOLDER] = a;
   f.roots[LEDGER_SLOT_SOURCE] = a;
@@ -121,6 +129,8 @@ Outcome World::check(Handle a, Id ability, const std::vector<Handle> &targets, b
       targets.empty() ? (ab.target == pack::TargetKind::Self ? a : 0) : targets[0];
   f.targets = &targets;
   f.grant = grant;
+  f.event = f.propsEvent =
+      activateEvent(parent, a, ability, targets, given, 0, parent ? parent->chain : 0, grant);
   for (uint32_t r = 0; r < ab.requireCount; ++r) {
     const pack::Requirement &req = t_->requirements[ab.requiresBegin + r];
     if (runBody(req.body, f) != 0)
@@ -134,6 +144,9 @@ Outcome World::check(Handle a, Id ability, const std::vector<Handle> &targets, b
     return o;
   }
   if (!free) {
+    // Each cost against its pool at its turn: what the costs before it bill
+    // on that pool is spoken for (docs/readings.md).
+    Scratch<int64_t> billed(scratchHandles_); // payer, pool, amount
     for (uint32_t c = 0; c < ab.costCount; ++c) {
       const pack::Cost &cost = t_->costs[ab.costsBegin + c];
       Handle payer = cost.link != kNoId ? linkOf(a, cost.link) : a;
@@ -141,6 +154,9 @@ Outcome World::check(Handle a, Id ability, const std::vector<Handle> &targets, b
         return refused(Refusal::NoPool);
       int64_t amount = price(payer, cost.pool, runBody(cost.amountBody, f), a, ability);
       int64_t have = poolNow(payer, cost.pool) - poolLeast(payer, cost.pool);
+      for (size_t k = 0; k < billed->size(); k += 3)
+        if ((*billed)[k] == payer && (*billed)[k + 1] == cost.pool)
+          have -= std::max<int64_t>((*billed)[k + 2], 0);
       if (amount > have) {
         Outcome o = refused(Refusal::CannotAfford);
         o.hasNumbers = true;
@@ -148,9 +164,39 @@ Outcome World::check(Handle a, Id ability, const std::vector<Handle> &targets, b
         o.have = have;
         return o;
       }
+      billed->insert(billed->end(), {payer, int64_t(cost.pool), amount});
     }
   }
   return {};
+}
+
+// The Activate an order makes, not yet raised: its ability's tags, its
+// chain's properties with the order's own over them, its target and grant.
+uint32_t World::activateEvent(const Frame *parent, Handle caster, Id ability,
+                              const std::vector<Handle> &targets, const Given &given,
+                              pack::TagSet tagged, uint32_t chain, Handle grant) {
+  uint32_t ei = newEvent(Id(BuiltinEvent::Activate), caster, caster, caster, chain);
+  Event &e = events_[ei];
+  e.ability = ability;
+  e.target = targets.empty() ? 0 : targets[0];
+  e.targeted = e.target;
+  addTags(e.tags, t_->abilities[ability].tags);
+  addTags(e.tags, tagged);
+  if (parent)
+    inheritChain(e, *parent);
+  if (grant)
+    e.grant = grant;
+  for (auto [prop, v] : given.values) {
+    bool set = false;
+    for (uint32_t p = 0; p < e.propCount; ++p)
+      if (e.props[p].first == prop) {
+        e.props[p].second = v;
+        set = true;
+      }
+    if (!set && e.propCount < kMaxProps)
+      e.props[e.propCount++] = {prop, v};
+  }
+  return ei;
 }
 
 // An ability goes off: its costs paid as changes tagged Cost, its Activate
@@ -170,8 +216,12 @@ Refusal World::castAbility(Frame *parent, Handle caster, Id ability,
   cf.grant = grant;
   if (!grant && parent && parent->propsEvent >= 0)
     cf.grant = events_[size_t(parent->propsEvent)].grant;
+  // The Activate it will raise: its costs read the order (its X, its
+  // properties) as the check did.
+  uint32_t ei = activateEvent(parent, caster, ability, targets, given, tagged, chain, grant);
   if (!free) {
     // Every cost priced before any is paid: the bill, payer and amount by turns.
+    cf.event = cf.propsEvent = ei;
     Scratch<int64_t> bill(scratchHandles_);
     for (uint32_t c = 0; c < ab.costCount; ++c) {
       const pack::Cost &cost = t_->costs[ab.costsBegin + c];
@@ -179,34 +229,12 @@ Refusal World::castAbility(Frame *parent, Handle caster, Id ability,
       bill->push_back(payer);
       bill->push_back(price(payer, cost.pool, runBody(cost.amountBody, cf), caster, ability));
     }
+    cf.event = cf.propsEvent = -1;
     for (uint32_t c = 0; c < ab.costCount; ++c) {
       Portion p;
       p.amount = (*bill)[2 * c + 1];
       changePool(parent, Id(BuiltinTag::Cost), t_->costs[ab.costsBegin + c].pool, (*bill)[2 * c],
                  caster, caster, &p, 1, INT64_MAX, chain, {}, true);
-    }
-  }
-  uint32_t ei = newEvent(Id(BuiltinEvent::Activate), caster, caster, caster, chain);
-  {
-    Event &e = events_[ei];
-    e.ability = ability;
-    e.target = targets.empty() ? 0 : targets[0];
-    e.targeted = e.target;
-    addTags(e.tags, ab.tags);
-    addTags(e.tags, tagged);
-    if (parent)
-      inheritChain(e, *parent);
-    if (grant)
-      e.grant = grant;
-    for (auto [prop, v] : given.values) {
-      bool set = false;
-      for (uint32_t p = 0; p < e.propCount; ++p)
-        if (e.props[p].first == prop) {
-          e.props[p].second = v;
-          set = true;
-        }
-      if (!set && e.propCount < kMaxProps)
-        e.props[e.propCount++] = {prop, v};
     }
   }
   Refusal r = raiseEvent(ei);
@@ -222,9 +250,15 @@ Refusal World::castAbility(Frame *parent, Handle caster, Id ability,
     if (!t_->tags[g].carried)
       cf.carried.w[g / 64] &= ~(uint64_t(1) << (g % 64));
   runSteps(ab.steps, cf);
-  if (!noCooldown && ab.cooldownEffect != kNoId && alive(caster))
-    applyTo(nullptr, ab.cooldownEffect, kOne, caster, caster, caster, Lifetime{}, {}, chain,
+  if (!noCooldown && ab.cooldownEffect != kNoId && alive(caster)) {
+    // Its length reads the activation: the order's X and properties.
+    Frame cooled{};
+    cooled.world = this;
+    cooled.chain = chain;
+    cooled.event = cooled.propsEvent = ei;
+    applyTo(&cooled, ab.cooldownEffect, kOne, caster, caster, caster, Lifetime{}, {}, chain,
             nullptr, nullptr);
+  }
   return Refusal::None;
 }
 
@@ -315,7 +349,7 @@ bool World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle grantedBy) {
       targets->push_back((*candidates)[i]);
     // An effect's auto is checked against that effect's grant.
     Id usingEffect = grantedBy ? insts_[indexOf(grantedBy)].effect : kNoId;
-    if (!check(a, grant.ability, *targets, false, false, false, true, usingEffect).ok())
+    if (!check(a, grant.ability, *targets, false, false, false, {}, nullptr, true, usingEffect).ok())
       continue;
     bool found = false;
     for (auto &[k, tick] : autoFired_)
@@ -335,7 +369,7 @@ bool World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle grantedBy) {
 
 Outcome World::canAct(Handle a, Id ability, const std::vector<Handle> &targets,
                       bool targetsNamed) {
-  return check(a, ability, targets, false, false, false, targetsNamed);
+  return check(a, ability, targets, false, false, false, {}, nullptr, targetsNamed);
 }
 
 // The properties an order or a cast's with carries: each one the ability
@@ -381,7 +415,7 @@ Outcome World::act(Handle a, Id ability, const std::vector<Handle> &targets, con
                    Id usingEffect) {
   if (Outcome o = checkProps(ability, given, true); !o.ok())
     return o;
-  Outcome o = check(a, ability, targets, false, false, false, true, usingEffect);
+  Outcome o = check(a, ability, targets, false, false, false, given, nullptr, true, usingEffect);
   if (!o.ok())
     return o;
   Handle grant = 0;

@@ -37,6 +37,8 @@ Reads readsOf(const pack::Tables &t, Id expr) {
       r = Reads::Holder;
     else if (rd.op == pack::ReadOp::InstanceField)
       return Reads::Volatile; // remaining, elapsed: its clock runs
+    else if (rd.op == pack::ReadOp::InstanceVar)
+      return Reads::Volatile; // a var changes with no notice
     else
       r = Reads::World;
     break;

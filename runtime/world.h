@@ -8,6 +8,7 @@
 // one is refused by the reference's name and changes nothing.
 #pragma once
 
+#include "number.h"
 #include "pack.h"
 #include "refusals.h"
 
@@ -200,11 +201,16 @@ private:
     Handle instance = 0; // PoolBound: the actor
     uint32_t rule = 0;   // PoolBound: the pool
     uint32_t version = 0;
+    // By the tick it fires on, then what runs first within a tick (a time
+    // expires after anything else due then), then its exact time.
+    int64_t tick() const { return due <= 0 ? due / kOne : (due - 1) / kOne + 1; }
     bool operator>(const Timer &o) const {
-      if (due != o.due)
-        return due > o.due;
+      if (tick() != o.tick())
+        return tick() > o.tick();
       if (phase != o.phase)
         return phase > o.phase;
+      if (due != o.due)
+        return due > o.due;
       return seq > o.seq;
     }
   };
@@ -425,6 +431,7 @@ private:
   bool granted(Handle actor, Id ability, Handle *grant = nullptr, Id usingEffect = pack::kNoId);
   Outcome checkProps(Id ability, const Given &given, bool order) const;
   void inheritChain(Event &e, const Frame &f) const;
+  void setProp(Event &e, Id prop, int64_t v);
   void runAutos();
   // grantedBy: the instance whose grant it is, 0 for its archetype's.
   bool tryAuto(Handle actor, const pack::AutoGrant &grant, Handle grantedBy = 0);

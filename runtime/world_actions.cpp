@@ -22,6 +22,17 @@ void World::targetsOf(Frame &f, const pack::Action &a, const int64_t *args,
     query(f, t_->queries[a.query], args, out);
 }
 
+// A property an event carries, set over any it had.
+void World::setProp(Event &e, Id prop, int64_t v) {
+  for (uint32_t p = 0; p < e.propCount; ++p)
+    if (e.props[p].first == prop) {
+      e.props[p].second = v;
+      return;
+    }
+  if (e.propCount < kMaxProps)
+    e.props[e.propCount++] = {prop, v};
+}
+
 // What an event takes from the chain it is raised in: its properties and the
 // grant its activation used.
 void World::inheritChain(Event &e, const Frame &f) const {
@@ -61,9 +72,9 @@ Refusal World::changePool(Frame *f, Id tag, Id pool, Handle to, Handle source, H
       e.tags.w[w] |= f->carried.w[w];
     inheritChain(e, *f);
   }
+  // A step's with over what the chain carries.
   for (auto [prop, v] : props.values)
-    if (e.propCount < kMaxProps)
-      e.props[e.propCount++] = {prop, v};
+    setProp(e, prop, v);
   return raiseEvent(ei);
 }
 
@@ -841,15 +852,8 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
   }
   case ActionOp::SetProp: {
     int64_t v = args[k++];
-    if (!hand)
-      return LEDGER_GO;
-    for (uint32_t p = 0; p < hand->propCount; ++p)
-      if (hand->props[p].first == a.a) {
-        hand->props[p].second = v;
-        return LEDGER_GO;
-      }
-    if (hand->propCount < kMaxProps)
-      hand->props[hand->propCount++] = {a.a, v};
+    if (hand)
+      setProp(*hand, a.a, v);
     return LEDGER_GO;
   }
   case ActionOp::Absorb: {

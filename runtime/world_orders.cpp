@@ -186,16 +186,8 @@ uint32_t World::activateEvent(const Frame *parent, Handle caster, Id ability,
     inheritChain(e, *parent);
   if (grant)
     e.grant = grant;
-  for (auto [prop, v] : given.values) {
-    bool set = false;
-    for (uint32_t p = 0; p < e.propCount; ++p)
-      if (e.props[p].first == prop) {
-        e.props[p].second = v;
-        set = true;
-      }
-    if (!set && e.propCount < kMaxProps)
-      e.props[e.propCount++] = {prop, v};
-  }
+  for (auto [prop, v] : given.values)
+    setProp(e, prop, v);
   return ei;
 }
 

@@ -171,20 +171,43 @@ Id Lowerer::matchBody(const pack::Filter &f, NodeId part, BodyScope scope) {
   return Id(t_.bodies.size() - 1);
 }
 
-// Whether a modifier's amount reads beyond its holder's own values, so it is
-// worked out as the effect goes on and kept.
+// Whether a modifier's amount reads another actor's values or held(...), so
+// it is worked out as the effect goes on and kept; its holder's own values
+// (its stats, its effects and tags, the instance's own fields) it reads live.
 bool Lowerer::readsBeyondHolder(Id id) const {
   const pack::Expr &e = t_.exprs[id];
   if (e.op == pack::ExprOp::Fold)
     return true;
   if (e.op == pack::ExprOp::Read) {
-    const pack::Read &r = t_.reads[e.imm];
-    if (r.op == ReadOp::Value || r.op == ReadOp::ValueExcept) {
-      const pack::Expr &actor = t_.exprs[t_.exprArgs[e.argsBegin]];
-      if (!(actor.op == pack::ExprOp::Local && actor.imm == LEDGER_SLOT_HOLDER))
+    auto argIs = [&](uint32_t slot) {
+      if (e.argCount == 0)
+        return false;
+      const pack::Expr &arg = t_.exprs[t_.exprArgs[e.argsBegin]];
+      return arg.op == pack::ExprOp::Local && arg.imm == slot;
+    };
+    switch (t_.reads[e.imm].op) {
+    case ReadOp::Value:
+    case ReadOp::ValueExcept:
+    case ReadOp::Link:
+    case ReadOp::Has:
+    case ReadOp::Stacks:
+    case ReadOp::HighestStacks:
+    case ReadOp::CountEffect:
+    case ReadOp::CountTag:
+      if (!argIs(LEDGER_SLOT_HOLDER))
         return true;
-    } else if (r.op != ReadOp::Curve && r.op != ReadOp::EventProp && r.op != ReadOp::EventField) {
+      break;
+    case ReadOp::InstanceField:
+    case ReadOp::InstanceVar:
+    case ReadOp::HasHandle:
+      if (!argIs(LEDGER_SLOT_SELF))
+        return true;
+      break;
+    case ReadOp::FirstOf:
+    case ReadOp::Relation:
       return true;
+    default:
+      break;
     }
   }
   for (Id k : {e.a, e.b, e.c})

@@ -322,6 +322,14 @@ private:
     return computeStatAfresh(a, stat, except);
   }
   int64_t computeStatAfresh(Handle a, Id stat, const TagBits *except);
+  static constexpr int kValueNesting = 64;
+  int valueNesting_ = 0;
+  struct Nesting {
+    int &depth;
+    explicit Nesting(int &d) : depth(d) { ++depth; }
+    ~Nesting() { --depth; }
+  };
+  bool nestedTooDeep(Id value);
   int64_t boundOf(Handle a, Id body);
   int64_t poolNow(Handle a, Id pool);
   void settlePools(Handle a);
@@ -541,7 +549,11 @@ private:
   size_t localTop_ = 0;
   std::vector<int64_t> lists_;
   std::vector<size_t> listStarts_;
-  std::vector<std::pair<uint32_t, uint32_t>> oncePerChain_; // rule, chain
+  struct OnceActed { // a once per chain rule that has acted, of one instance
+    uint32_t rule, inst, chain;
+  };
+  std::vector<OnceActed> oncePerChain_;
+  bool actedInChain(uint32_t rule, uint32_t inst, uint32_t chain) const;
   std::vector<std::pair<Handle, uint32_t>> preventedChains_; // holder, chain
   std::vector<uint32_t> chainCounts_; // the moment's chains' events, from chainBase_
   uint32_t chainBase_ = 0;

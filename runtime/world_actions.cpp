@@ -720,6 +720,9 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
       } else {
         hand->prevented = true;
       }
+      // What it leaves: nothing; event.sent keeps what was sent.
+      if (hand->prevented)
+        hand->amount = 0;
       if (a.resultSlot != kNoId)
         f.c.locals[a.resultSlot] = took;
       if (a.flags & kChain)

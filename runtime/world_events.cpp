@@ -251,19 +251,18 @@ void World::runBefore(uint32_t ei) {
     if (!insts_[entry.inst].live)
       continue;
     const pack::Rule &rule = t_->rules[entry.rule];
-    if (rule.oncePerChain && !pricing_) {
-      auto key = std::make_pair(entry.rule, e.chain);
-      if (std::find(oncePerChain_.begin(), oncePerChain_.end(), key) != oncePerChain_.end())
-        continue;
-      oncePerChain_.push_back(key);
-    }
+    if (rule.oncePerChain && !pricing_ && actedInChain(entry.rule, entry.inst, e.chain))
+      continue;
     Frame f = frameFor(entry.inst, ei, e.chain);
     if (rule.creditHolder)
       f.roots[LEDGER_SLOT_CREDIT] = insts_[entry.inst].holder;
     // A rule naming a portion's tags acts on those portions alone.
     f.portions = ~0u;
+    // Its filter reads the tags of the portions it acts on, not the others'.
+    TagBits heard = e.tags;
     if (e.portionCount > 0 && (rule.filter.having || rule.filter.unless)) {
       uint32_t mask = 0;
+      heard = TagBits{};
       for (uint32_t p = 0; p < e.portionCount; ++p) {
         TagBits tb = e.portions[p].tags;
         addTags(tb, t_->tags[Id(BuiltinTag::Damage)].closure);
@@ -275,19 +274,35 @@ void World::runBefore(uint32_t ei) {
             for (uint32_t w = 0; w < t_->tagWords; ++w)
               tb.w[w] &= ~e.portions[q].tags.w[w] | e.portions[p].tags.w[w];
         if ((!rule.filter.having || carriesAll(tb, rule.filter.having)) &&
-            (!rule.filter.unless || !carriesAny(tb, rule.filter.unless)))
+            (!rule.filter.unless || !carriesAny(tb, rule.filter.unless))) {
           mask |= 1u << p;
+          for (uint32_t w = 0; w < t_->tagWords; ++w)
+            heard.w[w] |= tb.w[w];
+        }
       }
       if (mask == 0)
         continue;
       f.portions = mask;
     }
-    if (runBody(rule.matchBody, f) == 0)
+    std::swap(e.tags, heard);
+    bool matches = runBody(rule.matchBody, f) != 0;
+    std::swap(events_[ei].tags, heard);
+    if (!matches)
       continue;
     if (rule.whenBody != kNoId && runBody(rule.whenBody, f) == 0)
       continue;
+    // Once per chain: once it has acted, for each instance holding it.
+    if (rule.oncePerChain && !pricing_)
+      oncePerChain_.push_back({entry.rule, entry.inst, e.chain});
     runSteps(rule.steps, f);
   }
+}
+
+bool World::actedInChain(uint32_t rule, uint32_t inst, uint32_t chain) const {
+  for (const OnceActed &o : oncePerChain_)
+    if (o.rule == rule && o.inst == inst && o.chain == chain)
+      return true;
+  return false;
 }
 
 // Death: a pool at its least, where a dies or a falls its holder holds
@@ -437,17 +452,15 @@ void World::runJob(const Job &job) {
     return;
   const pack::Rule &rule = t_->rules[job.rule];
   const Event &e = events_[job.event];
-  if (rule.oncePerChain) {
-    auto key = std::make_pair(job.rule, e.chain);
-    if (std::find(oncePerChain_.begin(), oncePerChain_.end(), key) != oncePerChain_.end())
-      return;
-    oncePerChain_.push_back(key);
-  }
+  if (rule.oncePerChain && actedInChain(job.rule, inst, e.chain))
+    return;
   Frame f = frameFor(inst, job.event, e.chain);
   if (rule.creditHolder)
     f.roots[LEDGER_SLOT_CREDIT] = in->holder;
   if (rule.whenBody != kNoId && runBody(rule.whenBody, f) == 0)
     return;
+  if (rule.oncePerChain)
+    oncePerChain_.push_back({job.rule, inst, e.chain});
   switch (rule.kind) {
   case pack::RuleKind::After:
     runSteps(rule.steps, f);

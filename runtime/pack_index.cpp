@@ -237,6 +237,8 @@ PackIndex indexPack(const pack::Tables &t) {
     ix.covers[v].push_back(value.member);
   }
   classifyStats(t, ix);
+  for (Id c : ix.clockStats)
+    ix.clocksReadWorld |= ix.statCache[c] != PackIndex::StatCache::Holder;
   findPlainBodies(t, ix);
   ix.inert.resize(t.effects.size());
   for (Id e = 0; e < t.effects.size(); ++e) {

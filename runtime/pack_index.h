@@ -26,6 +26,7 @@ struct PackIndex {
   enum class StatCache : uint8_t { Holder, World, Never };
   std::vector<StatCache> statCache;
   bool poolsReadWorld = false; // a pool's bounds or drift read more than its holder's stats
+  bool clocksReadWorld = false; // a clock's stat reads more than its holder's own values
   // Pools whose drift's rate reads more than their holder's own values: each
   // keeps the rate it read at its anchor until the world moves it.
   std::vector<Id> worldDrifts;

@@ -257,9 +257,13 @@ Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32
   for (auto [what, v] : withs.values)
     if (!(what & pack::kWithLink) && what < valueCount_ && hasPool_[size_t(i) * valueCount_ + what])
       pools_[size_t(i) * valueCount_ + what] = v;
+  // Each pool starts within its bounds as its withs leave them: its maximum
+  // then is the one it rises from.
   for (uint32_t p = 0; p < valueCount_; ++p)
-    if (hasPool_[size_t(i) * valueCount_ + p])
+    if (hasPool_[size_t(i) * valueCount_ + p]) {
       pools_[size_t(i) * valueCount_ + p] = clampPool(h, p, pools_[size_t(i) * valueCount_ + p]);
+      poolMax_[size_t(i) * valueCount_ + p] = poolMost(h, p);
+    }
   // Innate effects, each applied as content's apply is.
   for (uint32_t k = 0; k < arch.hasCount; ++k) {
     const pack::ArchetypeValue &v = t_->archetypeValues[arch.hasBegin + k];

@@ -34,6 +34,7 @@ void World::endMoment() {
       runJob(job);
     }
     settleWorldReaders();
+    retimeWorldClocks();
     // Clocks whose stat moved run at their new rate from here.
     for (size_t i = 0; i < touched_.size(); ++i)
       retime(touched_[i]);

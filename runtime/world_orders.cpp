@@ -496,6 +496,7 @@ Outcome World::link(Handle a, Id l, Handle to) {
     globals_[l] = to;
     ++epoch_;
     settleWorldReaders();
+    retimeWorldClocks();
     return {};
   }
   if (!alive(a))
@@ -503,6 +504,7 @@ Outcome World::link(Handle a, Id l, Handle to) {
   touch(a);
   links_[size_t(indexOf(a)) * t_->links.size() + l] = to;
   settleWorldReaders();
+  retimeWorldClocks();
   return {};
 }
 

@@ -398,6 +398,18 @@ int64_t World::driftRate(Handle a, Id pool, size_t slot) {
 // it reads following only that actor's own values, and the pool follows
 // it") keeps what it ran at its old rate and runs on at the new one; a bound
 // counting a query takes the count it reads until the next moment's end.
+// A clock whose stat reads beyond its holder (through a link, a count) runs
+// at the rate it reads as each moment that moved the world ends: every
+// actor's clocks are read again, since no record is kept of whom they read.
+void World::retimeWorldClocks() {
+  if (!ix_->clocksReadWorld || clocksEpoch_ == epoch_)
+    return;
+  for (uint32_t ai = 0; ai < actors_.size(); ++ai)
+    if (actors_[ai].live)
+      retime(handle(ai, actors_[ai].gen));
+  clocksEpoch_ = epoch_;
+}
+
 void World::settleWorldReaders() {
   if ((ix_->worldDrifts.empty() && ix_->countBounds.empty()) || settledEpoch_ == epoch_)
     return;

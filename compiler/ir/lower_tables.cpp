@@ -46,6 +46,18 @@ int64_t Lowerer::literal(NodeId n, std::string_view label) const {
   return first.value.raw;
 }
 
+// A pool's period in ticks: a duration the pack holds as a number, its
+// formula worked out as it is lowered; one reading the world isn't run yet.
+int64_t Lowerer::constantTicks(uint32_t file, const Slot &slot, std::string_view what) {
+  BodyScope none;
+  Lowered d = expr(file, slot.value, none);
+  if (t_.exprs[d.expr].op == pack::ExprOp::Const)
+    return t_.exprs[d.expr].imm;
+  diags_.report(DiagKind::NotRunYet, tree_.loc(file, slot.begin),
+                uint32_t(spanText(file, slot.begin, slot.end).size()), std::string(what));
+  return t_.ticksPerSecond;
+}
+
 Id Lowerer::name(std::string_view text) {
   auto it = names_.find(text);
   if (it != names_.end())
@@ -279,17 +291,13 @@ void Lowerer::lowerValues() {
     if (tree_.slot(n, "regen")) {
       w.regenStat = valueId(slotText(n, "regen"));
       w.regenPerTicks = t_.ticksPerSecond;
-      if (const Slot *per = tree_.slot(n, "per")) {
-        BodyScope none;
-        Lowered d = expr(file, per->value, none);
-        w.regenPerTicks = t_.exprs[d.expr].op == pack::ExprOp::Const ? t_.exprs[d.expr].imm : t_.ticksPerSecond;
-      }
+      if (const Slot *per = tree_.slot(n, "per"))
+        w.regenPerTicks = constantTicks(file, *per, "a regen's `per` that is a formula");
     }
     if (tree_.slot(n, "refill")) {
       w.refillAmount = literal(n, "refill");
-      BodyScope none;
-      Lowered d = expr(file, tree_.slot(n, "every")->value, none);
-      w.refillEveryTicks = t_.exprs[d.expr].imm;
+      w.refillEveryTicks =
+          constantTicks(file, *tree_.slot(n, "every"), "a refill's `every` that is a formula");
     }
     std::string rise = slotText(n, "rise");
     w.rise = rise == "heal" ? Rise::Heal : Rise::Keep;

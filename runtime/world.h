@@ -329,7 +329,7 @@ private:
     explicit Nesting(int &d) : depth(d) { ++depth; }
     ~Nesting() { --depth; }
   };
-  bool nestedTooDeep(Id value);
+  bool nestedTooDeep();
   int64_t boundOf(Handle a, Id body);
   int64_t poolNow(Handle a, Id pool);
   void settlePools(Handle a);

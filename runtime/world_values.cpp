@@ -130,15 +130,14 @@ int64_t World::rounded(Id v, int64_t x) const {
 // Values read inside values: a value reading itself, round its bases,
 // bounds or terms, never ends, so past kValueNesting the read is a fault
 // and reads 0 (docs/readings.md).
-bool World::nestedTooDeep(Id value) {
+bool World::nestedTooDeep() {
   if (valueNesting_ <= kValueNesting)
     return false;
   JournalEntry j;
   j.tick = now_;
   j.fault = true;
-  std::string note = "Value: ";
-  note += value == kNoId ? std::string("a value") : std::string(t_->name(t_->values[value].name));
-  note += " read inside itself, " + std::to_string(kValueNesting) + " values deep";
+  std::string note =
+      "Value: a value read inside itself, " + std::to_string(kValueNesting) + " values deep";
   record(j, nullptr, &note);
   return true;
 }
@@ -148,7 +147,7 @@ int64_t World::boundOf(Handle a, Id body) {
   if (plain.kind == PackIndex::Plain::Number)
     return plain.number;
   Nesting nest(valueNesting_);
-  if (nestedTooDeep(plain.kind == PackIndex::Plain::HolderStat ? plain.stat : kNoId))
+  if (nestedTooDeep())
     return 0;
   if (plain.kind == PackIndex::Plain::HolderStat)
     return computeStat(a, plain.stat, nullptr);
@@ -167,7 +166,7 @@ int64_t World::computeStatAfresh(Handle a, Id stat, const TagBits *except) {
   if (!ac)
     return 0;
   Nesting nest(valueNesting_);
-  if (nestedTooDeep(stat))
+  if (nestedTooDeep())
     return 0;
   uint32_t ai = indexOf(a);
   size_t slot = size_t(ai) * valueCount_ + stat;

@@ -183,6 +183,12 @@ void Lowerer::assigns(NodeId n, Action &a, std::vector<Id> &args, BodyScope &sco
       id = valueId(target);
       if (id == kNoId && find(links_, target) != kNoId)
         id = find(links_, target) | pack::kWithLink;
+    } else if (a.op == ActionOp::Cast && target == "X") {
+      // "X and the grant are every order's own": a cast gives its X as an
+      // order does, the property with no id.
+      t_.idLists.push_back(kNoId);
+      args.push_back(formulaSlot(as, "value", scope).expr);
+      continue;
     } else {
       id = find(props_, target);
     }

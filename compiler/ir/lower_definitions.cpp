@@ -701,6 +701,7 @@ void Lowerer::lowerAbility(Id id, const Decl &decl) {
 
 void Lowerer::lowerArchetype(Id id, const Decl &decl) {
   std::vector<ArchetypeValue> bases, withs, has;
+  std::vector<NodeId> baseLines;
   std::vector<Id> pools, full, grants, gives;
   std::vector<pack::AutoGrant> autos;
   TagSet tags = 0;
@@ -723,6 +724,7 @@ void Lowerer::lowerArchetype(Id id, const Decl &decl) {
         v.value = valueId(slotText(c, "stat"));
         v.body = formulaBody(file, tree_.slot(c, "value")->value, scope, line);
         bases.push_back(v);
+        baseLines.push_back(c);
         break;
       }
       case FormKind::ArchetypeWith:
@@ -776,6 +778,8 @@ void Lowerer::lowerArchetype(Id id, const Decl &decl) {
     t_.archetypeValues.insert(t_.archetypeValues.end(), list.begin(), list.end());
   };
   put(bases, a.basesBegin, a.baseCount);
+  baseNodes_.resize(t_.archetypeValues.size(), kNone);
+  std::copy(baseLines.begin(), baseLines.end(), baseNodes_.begin() + a.basesBegin);
   put(withs, a.withBegin, a.withCount);
   put(has, a.hasBegin, a.hasCount);
   // A full pool is a pool it has too.
@@ -857,7 +861,115 @@ pack::Tables Lowerer::run() {
     lowerAbility(find(abilities_, n), decl);
   for (const auto &[n, decl] : decls_.byNamespace[size_t(Namespace::Archetype)])
     lowerArchetype(find(archetypes_, n), decl);
+  refuseValuesReadingThemselves();
   return std::move(t_);
+}
+
+// The values of its holder's a body reads.
+void Lowerer::holderValuesRead(Id body, std::vector<Id> &out) const {
+  if (body == kNoId || t_.bodies[body].kind != BodyKind::Formula)
+    return;
+  std::vector<Id> stack{t_.bodies[body].root};
+  while (!stack.empty()) {
+    const pack::Expr &e = t_.exprs[stack.back()];
+    stack.pop_back();
+    if (e.op == pack::ExprOp::Read && e.argCount > 0 &&
+        (t_.reads[e.imm].op == ReadOp::Value || t_.reads[e.imm].op == ReadOp::ValueExcept)) {
+      const pack::Expr &actor = t_.exprs[t_.exprArgs[e.argsBegin]];
+      if (actor.op == pack::ExprOp::Local && actor.imm == LEDGER_SLOT_HOLDER)
+        out.push_back(t_.reads[e.imm].a);
+    }
+    for (Id k : {e.a, e.b, e.c})
+      if (k != kNoId)
+        stack.push_back(k);
+    for (uint32_t i = 0; i < e.argCount; ++i)
+      stack.push_back(t_.exprArgs[e.argsBegin + i]);
+  }
+}
+
+// A value whose base or bounds read, through its holder's other values, the
+// value itself has no reading that ends: refused at the line that closes the
+// loop, each archetype's bases with the catalog's bounds.
+void Lowerer::refuseValuesReadingThemselves() {
+  const Id n = Id(t_.values.size());
+  // What each value reads by its bounds and regen, and the line saying so.
+  std::vector<std::vector<Id>> bounds(n);
+  std::vector<NodeId> declared(n);
+  for (Id v = 0; v < n; ++v) {
+    holderValuesRead(t_.values[v].minBody, bounds[v]);
+    holderValuesRead(t_.values[v].maxBody, bounds[v]);
+    if (t_.values[v].regenStat != kNoId)
+      bounds[v].push_back(t_.values[v].regenStat);
+    // A by-type member has no line of its own: its stat's stands for it.
+    const Decl *d = decls_.find(Namespace::Value, t_.names[t_.values[v].name]);
+    Id own = t_.values[v].member != kNoId ? t_.values[v].member : v;
+    if (!d && own != v)
+      d = decls_.find(Namespace::Value, t_.names[t_.values[own].name]);
+    declared[v] = d ? d->node : kNone;
+  }
+  std::vector<uint8_t> reported(n, 0);
+  std::vector<std::vector<Id>> reads;
+  std::vector<NodeId> line;
+  std::vector<uint8_t> state; // 0 unseen, 1 on the path, 2 done
+  struct Step {
+    Id value;
+    uint32_t next;
+  };
+  std::vector<Step> path;
+  for (Id arch = 0; arch < t_.archetypes.size(); ++arch) {
+    const Archetype &a = t_.archetypes[arch];
+    reads = bounds;
+    line = declared;
+    for (uint32_t k = 0; k < a.baseCount; ++k) {
+      const ArchetypeValue &b = t_.archetypeValues[a.basesBegin + k];
+      if (b.value == kNoId)
+        continue;
+      holderValuesRead(b.body, reads[b.value]);
+      line[b.value] = baseNodes_[a.basesBegin + k];
+    }
+    // Depth first, by a stack: a value met again on the path closes a loop.
+    state.assign(n, 0);
+    for (Id root = 0; root < n; ++root) {
+      if (state[root])
+        continue;
+      state[root] = 1;
+      path.push_back({root, 0});
+      while (!path.empty()) {
+        Step &top = path.back();
+        if (top.next == reads[top.value].size()) {
+          state[top.value] = 2;
+          path.pop_back();
+          continue;
+        }
+        Id w = reads[top.value][top.next++];
+        if (w >= n || state[w] == 2)
+          continue;
+        if (state[w] == 0) {
+          state[w] = 1;
+          path.push_back({w, 0});
+          continue;
+        }
+        if (reported[w])
+          continue;
+        reported[w] = 1;
+        std::string loop;
+        auto from = std::find_if(path.begin(), path.end(), [&](const Step &s) { return s.value == w; });
+        for (auto it = from; it != path.end(); ++it)
+          loop += t_.names[t_.values[it->value].name] + " reads ";
+        loop += t_.names[t_.values[w].name];
+        // Where the loop closes: the last value on it with a line.
+        NodeId closes = kNone;
+        for (auto it = path.rbegin(); it != path.rend() && closes == kNone; ++it)
+          closes = line[it->value];
+        if (closes == kNone)
+          continue;
+        const Node &at = tree_.nodes[closes];
+        const Token &tok = tree_.token(at.file, at.begin);
+        diags_.report(DiagKind::ValueReadsItself, tree_.loc(at.file, at.begin), tok.end - tok.begin,
+                      t_.names[t_.values[w].name], loop);
+      }
+    }
+  }
 }
 
 pack::Tables lower(const SyntaxTree &tree, const Declarations &decls, DiagnosticEngine &diags) {

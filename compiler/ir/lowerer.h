@@ -164,6 +164,9 @@ private:
   void lowerAbility(Id id, const Decl &decl);
   void autoGrants(NodeId c, std::vector<pack::AutoGrant> &autos);
   void lowerArchetype(Id id, const Decl &decl);
+  void refuseValuesReadingThemselves();
+  void holderValuesRead(Id body, std::vector<Id> &out) const;
+  std::vector<NodeId> baseNodes_; // by archetypeValues index: a base's line
   pack::Filter lowerFilter(NodeId filterPart, BodyScope &scope);
   Id matchBody(const pack::Filter &f, NodeId filterPart, BodyScope scope);
   Id whoTest(NodeId filterPart, std::string_view label, const pack::WhoClause &w,

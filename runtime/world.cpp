@@ -114,7 +114,8 @@ Handle World::linkOf(Handle a, Id link) const {
 void World::keepFrom(const World &replaced) {
   size_t actors = std::min(actors_.size(), replaced.actors_.size());
   for (size_t a = 0; a < actors; ++a) {
-    if (actors_[a].gen != replaced.actors_[a].gen || !replaced.actors_[a].live)
+    // One destroyed since keeps its pools as a ghost does: they carry over.
+    if (actors_[a].gen != replaced.actors_[a].gen)
       continue;
     for (Id p = 0; p < valueCount_; ++p) {
       size_t i = a * valueCount_ + p;

@@ -394,6 +394,13 @@ void World::land(uint32_t ei) {
       events_[d].pool = e.pool;
       if (raiseEvent(d) == Refusal::None)
         dieOrFall(d);
+      return;
+    }
+    // Its Filled, as its Depleted: a change reaching its maximum from below.
+    if (int64_t most = poolMost(a, e.pool); most != INT64_MAX && e.after >= most && e.before < most) {
+      uint32_t d = newEvent(Id(BuiltinEvent::Filled), a, e.source, e.credit, e.chain);
+      events_[d].pool = e.pool;
+      raiseEvent(d);
     }
     return;
   }

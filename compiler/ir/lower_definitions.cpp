@@ -908,67 +908,90 @@ void Lowerer::refuseValuesReadingThemselves() {
     declared[v] = d ? d->node : kNone;
   }
   std::vector<uint8_t> reported(n, 0);
-  std::vector<std::vector<Id>> reads;
-  std::vector<NodeId> line;
-  std::vector<uint8_t> state; // 0 unseen, 1 on the path, 2 done
+  // An archetype's bases over the bounds: the values it bases, what each
+  // base reads and its line.
+  std::vector<std::vector<Id>> baseReads(n);
+  std::vector<NodeId> baseLine(n, kNone);
+  auto readsOf = [&](Id v) -> std::pair<const std::vector<Id> *, const std::vector<Id> *> {
+    return {&bounds[v], &baseReads[v]};
+  };
+  auto lineOfValue = [&](Id v) { return baseLine[v] != kNone ? baseLine[v] : declared[v]; };
+  std::vector<uint8_t> state(n, 0); // 0 unseen, 1 on the path, 2 done
+  std::vector<Id> touched;
   struct Step {
     Id value;
     uint32_t next;
   };
   std::vector<Step> path;
+  // Depth first from a root, by a stack: a value met again on the path
+  // closes a loop, refused at the last line on it.
+  auto search = [&](Id root) {
+    if (state[root])
+      return;
+    state[root] = 1;
+    touched.push_back(root);
+    path.push_back({root, 0});
+    while (!path.empty()) {
+      Step &top = path.back();
+      auto [first, second] = readsOf(top.value);
+      if (top.next == first->size() + second->size()) {
+        state[top.value] = 2;
+        path.pop_back();
+        continue;
+      }
+      Id w = top.next < first->size() ? (*first)[top.next] : (*second)[top.next - first->size()];
+      ++top.next;
+      if (w >= n || state[w] == 2)
+        continue;
+      if (state[w] == 0) {
+        state[w] = 1;
+        touched.push_back(w);
+        path.push_back({w, 0});
+        continue;
+      }
+      if (reported[w])
+        continue;
+      reported[w] = 1;
+      std::string loop;
+      auto from = std::find_if(path.begin(), path.end(), [&](const Step &s) { return s.value == w; });
+      for (auto it = from; it != path.end(); ++it)
+        loop += t_.names[t_.values[it->value].name] + " reads ";
+      loop += t_.names[t_.values[w].name];
+      NodeId closes = kNone;
+      for (auto it = path.rbegin(); it != path.rend() && closes == kNone; ++it)
+        closes = lineOfValue(it->value);
+      if (closes == kNone)
+        continue;
+      const Node &at = tree_.nodes[closes];
+      const Token &tok = tree_.token(at.file, at.begin);
+      diags_.report(DiagKind::ValueReadsItself, tree_.loc(at.file, at.begin), tok.end - tok.begin,
+                    t_.names[t_.values[w].name], loop);
+    }
+  };
+  // The catalog's bounds alone, once; then each archetype's bases, from the
+  // values it bases, since a loop they close passes through one.
+  for (Id v = 0; v < n; ++v)
+    search(v);
   for (Id arch = 0; arch < t_.archetypes.size(); ++arch) {
     const Archetype &a = t_.archetypes[arch];
-    reads = bounds;
-    line = declared;
+    for (Id v : touched)
+      state[v] = 0;
+    touched.clear();
     for (uint32_t k = 0; k < a.baseCount; ++k) {
       const ArchetypeValue &b = t_.archetypeValues[a.basesBegin + k];
       if (b.value == kNoId)
         continue;
-      holderValuesRead(b.body, reads[b.value]);
-      line[b.value] = baseNodes_[a.basesBegin + k];
+      holderValuesRead(b.body, baseReads[b.value]);
+      baseLine[b.value] = baseNodes_[a.basesBegin + k];
     }
-    // Depth first, by a stack: a value met again on the path closes a loop.
-    state.assign(n, 0);
-    for (Id root = 0; root < n; ++root) {
-      if (state[root])
-        continue;
-      state[root] = 1;
-      path.push_back({root, 0});
-      while (!path.empty()) {
-        Step &top = path.back();
-        if (top.next == reads[top.value].size()) {
-          state[top.value] = 2;
-          path.pop_back();
-          continue;
-        }
-        Id w = reads[top.value][top.next++];
-        if (w >= n || state[w] == 2)
-          continue;
-        if (state[w] == 0) {
-          state[w] = 1;
-          path.push_back({w, 0});
-          continue;
-        }
-        if (reported[w])
-          continue;
-        reported[w] = 1;
-        std::string loop;
-        auto from = std::find_if(path.begin(), path.end(), [&](const Step &s) { return s.value == w; });
-        for (auto it = from; it != path.end(); ++it)
-          loop += t_.names[t_.values[it->value].name] + " reads ";
-        loop += t_.names[t_.values[w].name];
-        // Where the loop closes: the last value on it with a line.
-        NodeId closes = kNone;
-        for (auto it = path.rbegin(); it != path.rend() && closes == kNone; ++it)
-          closes = line[it->value];
-        if (closes == kNone)
-          continue;
-        const Node &at = tree_.nodes[closes];
-        const Token &tok = tree_.token(at.file, at.begin);
-        diags_.report(DiagKind::ValueReadsItself, tree_.loc(at.file, at.begin), tok.end - tok.begin,
-                      t_.names[t_.values[w].name], loop);
+    for (uint32_t k = 0; k < a.baseCount; ++k)
+      if (Id v = t_.archetypeValues[a.basesBegin + k].value; v != kNoId)
+        search(v);
+    for (uint32_t k = 0; k < a.baseCount; ++k)
+      if (Id v = t_.archetypeValues[a.basesBegin + k].value; v != kNoId) {
+        baseReads[v].clear();
+        baseLine[v] = kNone;
       }
-    }
   }
 }
 

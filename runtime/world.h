@@ -476,8 +476,8 @@ private:
   std::vector<int64_t> poolRate_;  // a drift reading the world: its rate at the anchor
   std::vector<int64_t> poolMin_;   // bounds reading a count: the least it last read
   std::vector<uint8_t> boundsSettled_; // and whether a moment's end has taken them
-  uint64_t settledEpoch_ = 0;
-  uint64_t clocksEpoch_ = 0;       // the world's epoch when clocks reading it were last read      // the world's epoch when what reads it was last settled
+  uint64_t settledEpoch_ = 0;      // the world's epoch when what reads it was last settled
+  uint64_t clocksEpoch_ = 0;       // and when clocks reading it were last read
   bool freshBounds_ = false;       // settling: bounds are read afresh
   std::vector<uint32_t> worldReaders_; // actors holding such pools
   std::vector<uint8_t> hasPool_;

@@ -14,6 +14,14 @@ static const DiagInfo kDiagInfos[] = {
 
 const DiagInfo &diagInfo(DiagKind kind) { return kDiagInfos[static_cast<size_t>(kind)]; }
 
+void DiagnosticEngine::append(const Diagnostic &diag) {
+  if (diag.severity == Severity::Error)
+    ++errors_;
+  else if (diag.severity == Severity::Warning)
+    ++warnings_;
+  diags_.push_back(diag);
+}
+
 Diagnostic &DiagnosticEngine::add(DiagKind kind, Severity severity, Loc loc, uint32_t length,
                                   std::string message) {
   if (severity == Severity::Error)

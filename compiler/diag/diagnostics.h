@@ -55,6 +55,9 @@ public:
                                    formatMessage(kind, fmt::make_format_args(args...)), {}});
   }
 
+  // Takes a diagnostic another engine over the same sources reported.
+  void append(const Diagnostic &diag);
+
   size_t errorCount() const { return errors_; }
   size_t warningCount() const { return warnings_; }
   const std::vector<Diagnostic> &all() const { return diags_; }

@@ -176,8 +176,18 @@ int64_t World::remainingOf(Handle a, Id effect, DurationUnit unit) const {
   case DurationUnit::Count:
     return newest->countLeft < 0 ? -1 : newest->countLeft;
   default:
-    return newest->expiresAt < 0 ? -1 : newest->expiresAt - clockNow(newest->holder, newest->clock);
+    return worldTimeLeft(*newest);
   }
+}
+
+// The world's time until an instance expires, its clock's rate as it stands
+// (self.remaining: "ticks until it expires"); -1 where it doesn't, its
+// lifetime endless or its clock stopped.
+int64_t World::worldTimeLeft(const Instance &in) const {
+  if (in.expiresAt < 0)
+    return -1;
+  int64_t due = worldDue(in.holder, in.clock, in.expiresAt);
+  return due == INT64_MAX ? -1 : std::max<int64_t>(0, due - now_ * kOne);
 }
 
 // Every entry is hashed; in Keep mode it is kept too.

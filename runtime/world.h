@@ -166,6 +166,7 @@ private:
     uint32_t varsAt = 0, varsCap = 0;
     uint32_t capturedAt = 0, capturedCap = 0;
     uint32_t everyAt = 0, everyCap = 0;
+    uint32_t propsAt = 0, propsCap = 0;
   };
 
   struct Instance {
@@ -189,6 +190,7 @@ private:
     uint32_t capturedAt = 0;     // into captured_: one amount a modifier
     uint32_t timerVersion = 0;
     TagBits carried;             // tags it carries down its rules' chains
+    uint32_t propCount = 0;      // and properties, in instProps_ from storage.propsAt
   };
 
   // A pool's crossing: its drift reaching a bound, at the tick it does.
@@ -247,6 +249,8 @@ private:
     int64_t upTo = INT64_MAX;
     uint32_t propCount = 0;
     Room<Prop, kMaxProps> props;
+    int64_t propsFrom = -1; // the event in its chain it took its properties from
+    Id reached = pack::kNoId; // a change: the Depleted or Filled its landing sets off
     Id effect = pack::kNoId;     // Apply, Remove
     Handle instance = 0;         // Remove: the instance; Apply: the one made or merged
     int64_t stacks = 0;          // Apply: stacks brought
@@ -375,6 +379,7 @@ private:
     int64_t rate = 1'000'000;
   };
   int64_t clockNow(Handle a, int32_t clock) const;
+  int64_t worldTimeLeft(const Instance &in) const;
   int64_t worldDue(Handle a, int32_t clock, int64_t due) const;
   void retime(Handle a);
   int32_t clockOfStat(Id stat) const;
@@ -507,6 +512,7 @@ private:
   std::vector<uint32_t> freeInsts_;
   std::vector<int64_t> vars_;
   std::vector<int64_t> captured_;
+  std::vector<Prop> instProps_; // what the Apply putting an instance on carried
   std::vector<Timer> timers_; // a heap
   std::vector<int64_t> statCache_;
   std::vector<uint64_t> statEpoch_;

@@ -36,9 +36,19 @@ void World::setProp(Event &e, Id prop, int64_t v) {
 // What an event takes from the chain it is raised in: its properties and the
 // grant its activation used.
 void World::inheritChain(Event &e, const Frame &f) const {
-  if (f.propsEvent < 0)
+  if (f.propsEvent < 0) {
+    // A rule of an instance with no event in hand (its every, its end):
+    // the properties of the chain that put it on.
+    if (f.instance == 0 || !instance(f.instance))
+      return;
+    const Instance &in = insts_[indexOf(f.instance)];
+    e.propCount = in.propCount;
+    std::copy(instProps_.begin() + in.storage.propsAt,
+              instProps_.begin() + in.storage.propsAt + in.propCount, e.props.items);
     return;
+  }
   const Event &pe = events_[size_t(f.propsEvent)];
+  e.propsFrom = f.propsEvent;
   e.propCount = pe.propCount;
   std::copy(pe.props.items, pe.props.items + pe.propCount, e.props.items);
   e.grant = pe.grant;
@@ -859,8 +869,18 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
   }
   case ActionOp::SetProp: {
     int64_t v = args[k++];
-    if (hand)
-      setProp(*hand, a.a, v);
+    if (!hand)
+      return LEDGER_GO;
+    setProp(*hand, a.a, v);
+    // Everything in its chain reads it: the events it took its properties
+    // from, which what the chain raises later takes them from.
+    for (int64_t from = hand->propsFrom; from >= 0;) {
+      Event &up = events_[size_t(from)];
+      if (up.chain != hand->chain)
+        break;
+      setProp(up, a.a, v);
+      from = up.propsFrom < from ? up.propsFrom : -1;
+    }
     return LEDGER_GO;
   }
   case ActionOp::Absorb: {

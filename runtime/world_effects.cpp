@@ -172,6 +172,14 @@ uint32_t World::newInstance(Event &e, uint32_t eventIndex) {
                         ef.modifierCount + ef.overrideCount);
   // Each every rule's first run one interval in, on its clock.
   in.everyAt = place(everyDue_, in.storage.everyAt, in.storage.everyCap, everies);
+  // The properties its chain carries reach its rules' chains, as carried tags do.
+  if (e.propCount > in.storage.propsCap) {
+    in.storage.propsAt = uint32_t(instProps_.size());
+    in.storage.propsCap = e.propCount;
+    instProps_.resize(instProps_.size() + e.propCount);
+  }
+  in.propCount = e.propCount;
+  std::copy(e.props.items, e.props.items + e.propCount, instProps_.begin() + in.storage.propsAt);
   held_[indexOf(e.subject)].push_back(i);
   if (ix_->hears[e.effect] || in.countLeft >= 0) // its lifetime hears what it counts
     hearers_[indexOf(e.subject)].push_back({i, e.effect, in.seq});

@@ -389,19 +389,13 @@ void World::land(uint32_t ei) {
         return;
       }
     }
-    if (e.after <= least && e.before > least) {
-      uint32_t d = newEvent(Id(BuiltinEvent::Depleted), a, e.source, e.credit, e.chain);
-      events_[d].pool = e.pool;
-      if (raiseEvent(d) == Refusal::None)
-        dieOrFall(d);
-      return;
-    }
-    // Its Filled, as its Depleted: a change reaching its maximum from below.
-    if (int64_t most = poolMost(a, e.pool); most != INT64_MAX && e.after >= most && e.before < most) {
-      uint32_t d = newEvent(Id(BuiltinEvent::Filled), a, e.source, e.credit, e.chain);
-      events_[d].pool = e.pool;
-      raiseEvent(d);
-    }
+    // Its Depleted or Filled, raised once the change is journaled and its
+    // after rules queued (raiseEvent): the cause comes first.
+    if (e.after <= least && e.before > least)
+      e.reached = Id(BuiltinEvent::Depleted);
+    else if (int64_t most = poolMost(a, e.pool);
+             most != INT64_MAX && e.after >= most && e.before < most)
+      e.reached = Id(BuiltinEvent::Filled);
     return;
   }
   case BuiltinEvent::Apply:
@@ -605,6 +599,13 @@ Refusal World::raiseEvent(uint32_t ei) {
   journalEvent(landed);
   queueAfter(ei);
   countDown(ei);
+  if (landed.reached != kNoId) {
+    uint32_t d = newEvent(landed.reached, landed.subject, landed.source, landed.credit,
+                          landed.chain);
+    events_[d].pool = events_[ei].pool;
+    if (raiseEvent(d) == Refusal::None && events_[d].kind == Id(BuiltinEvent::Depleted))
+      dieOrFall(d);
+  }
   return Refusal::None;
 }
 

@@ -148,10 +148,16 @@ int64_t World::apiRead(Frame &f, uint32_t readId, const int64_t *args) {
     return 0;
   }
   case ReadOp::EventProp:
-    if (e)
+    if (e) {
       for (uint32_t p = 0; p < e->propCount; ++p)
         if (e->props[p].first == r.a)
           return e->props[p].second;
+    } else if (const Instance *in = f.instance ? instance(f.instance) : nullptr) {
+      // A rule with no event in hand reads the chain that put its instance on.
+      for (uint32_t p = 0; p < in->propCount; ++p)
+        if (instProps_[in->storage.propsAt + p].first == r.a)
+          return instProps_[in->storage.propsAt + p].second;
+    }
     return t_->props[r.a].defaultValue;
   case ReadOp::EventActor:
     if (!e)
@@ -184,7 +190,7 @@ int64_t World::apiRead(Frame &f, uint32_t readId, const int64_t *args) {
     case pack::InstanceField::Stacks:
       return in->stacks;
     case pack::InstanceField::Remaining:
-      return in->expiresAt < 0 ? 0 : std::max<int64_t>(0, in->expiresAt - clockNow(in->holder, in->clock));
+      return std::max<int64_t>(0, worldTimeLeft(*in));
     case pack::InstanceField::Elapsed:
       return clockNow(in->holder, in->clock) - in->appliedAt;
     case pack::InstanceField::Source:

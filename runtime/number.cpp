@@ -158,11 +158,9 @@ int64_t root(int64_t a, int n, NumberFault &fault) {
   return -static_cast<int64_t>(r + (exact ? 0 : 1));
 }
 
-int64_t floorWhole(int64_t a) {
+int64_t floorWhole(int64_t a, NumberFault &fault) {
   int64_t r = a % kOne;
-  // Within a unit of the least number the step down wraps, as the code
-  // generator's does: defined, and the same in both engines.
-  return r < 0 ? int64_t(uint64_t(a - r) - uint64_t(kOne)) : a - r;
+  return r < 0 ? sub(a - r, kOne, fault) : a - r;
 }
 
 int64_t ceilWhole(int64_t a, NumberFault &fault) {

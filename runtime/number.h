@@ -30,7 +30,7 @@ int64_t root(int64_t a, int n, NumberFault &fault);
 
 // To a whole number: down, up, toward zero, and to the nearest (a half to
 // the even one: 2.5 is 2, 3.5 is 4).
-int64_t floorWhole(int64_t a);
+int64_t floorWhole(int64_t a, NumberFault &fault);
 int64_t ceilWhole(int64_t a, NumberFault &fault);
 int64_t truncWhole(int64_t a);
 int64_t roundWhole(int64_t a, NumberFault &fault);

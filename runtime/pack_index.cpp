@@ -54,6 +54,31 @@ Reads readsOf(const pack::Tables &t, Id expr) {
   return r;
 }
 
+// Whether an expression is a number its content says, read with no actor:
+// no local, var or fold, and no read but a curve's or an archetype's stat.
+bool saysANumber(const pack::Tables &t, Id expr) {
+  const pack::Expr &e = t.exprs[expr];
+  switch (e.op) {
+  case pack::ExprOp::Local:
+  case pack::ExprOp::Var:
+  case pack::ExprOp::Fold:
+    return false;
+  case pack::ExprOp::Read:
+    if (t.reads[e.imm].op != pack::ReadOp::Curve && t.reads[e.imm].op != pack::ReadOp::ArchetypeStat)
+      return false;
+    break;
+  default:
+    break;
+  }
+  for (Id k : {e.a, e.b, e.c})
+    if (k != kNoId && !saysANumber(t, k))
+      return false;
+  for (uint32_t i = 0; i < e.argCount; ++i)
+    if (!saysANumber(t, t.exprArgs[e.argsBegin + i]))
+      return false;
+  return true;
+}
+
 // Whether an expression counts a query (or folds over one).
 bool folds(const pack::Tables &t, Id expr) {
   const pack::Expr &e = t.exprs[expr];
@@ -215,11 +240,14 @@ PackIndex indexPack(const pack::Tables &t) {
     if (t.values[v].member != kNoId)
       ix.members[t.values[v].member].push_back(v);
   ix.archetypeBase.assign(t.archetypes.size() * ix.valueCount, kNoId);
+  ix.archetypeBaseSaid.assign(t.archetypeValues.size(), 0);
   for (pack::Id a = 0; a < t.archetypes.size(); ++a) {
     const pack::Archetype &arch = t.archetypes[a];
     for (uint32_t b = 0; b < arch.baseCount; ++b) {
       const pack::ArchetypeValue &v = t.archetypeValues[arch.basesBegin + b];
       ix.archetypeBase[size_t(a) * ix.valueCount + v.value] = v.body;
+      ix.archetypeBaseSaid[b + arch.basesBegin] =
+          t.bodies[v.body].kind == pack::BodyKind::Formula && saysANumber(t, t.bodies[v.body].root);
     }
   }
   // A member of a stat by type is moved by its own terms, its type's

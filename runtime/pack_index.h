@@ -20,6 +20,9 @@ struct PackIndex {
   std::vector<std::vector<Id>> members; // a stat by type: its members
   std::vector<std::vector<Id>> covers;  // a value, then the by-type groups and stat over it
   std::vector<Id> archetypeBase;        // archetype * values + value: its base's formula, or none
+  // An archetype value's base is a number its content says (ARCHETYPE.STAT
+  // reads it with no actor; any other reads the stat's default).
+  std::vector<uint8_t> archetypeBaseSaid;
 
   // How a stat is cached: by its holder's changes, by any change in the
   // world, or not at all (it reads a var or a clock).

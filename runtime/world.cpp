@@ -180,9 +180,9 @@ int64_t World::remainingOf(Handle a, Id effect, DurationUnit unit) const {
   }
 }
 
-// The world's time until an instance expires, its clock's rate as it stands
-// (self.remaining: "ticks until it expires"); -1 where it doesn't, its
-// lifetime endless or its clock stopped.
+// The world's time until an instance expires, its clock's rate as it
+// stands, as a cast bar draws "the world's time left"; -1 where it doesn't,
+// its lifetime endless or its clock stopped.
 int64_t World::worldTimeLeft(const Instance &in) const {
   if (in.expiresAt < 0)
     return -1;

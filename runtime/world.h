@@ -251,6 +251,7 @@ private:
     Room<Prop, kMaxProps> props;
     int64_t propsFrom = -1; // the event in its chain it took its properties from
     Id reached = pack::kNoId; // a change: the Depleted or Filled its landing sets off
+    bool onPool = false;      // a change: landed, its before and after kept
     Id effect = pack::kNoId;     // Apply, Remove
     Handle instance = 0;         // Remove: the instance; Apply: the one made or merged
     int64_t stacks = 0;          // Apply: stacks brought
@@ -264,6 +265,7 @@ private:
     bool made = false;   // an Apply that put on a new instance, not merged into one held
     Handle grant = 0;    // the instance whose grant the chain's activation used
     Handle target = 0;   // Activate: the target its order named first
+    uint32_t targetsAt = 0, targetCount = 0; // Activate: all it named, in eventTargets_
     Handle targeted = 0; // the target of the activation it descends from
     Handle redirectTo = 0;
     Id redirectPool = pack::kNoId;
@@ -333,7 +335,8 @@ private:
     explicit Nesting(int &d) : depth(d) { ++depth; }
     ~Nesting() { --depth; }
   };
-  bool nestedTooDeep();
+  bool nestedTooDeep() { return valueNesting_ > kValueNesting && faultNesting(); }
+  bool faultNesting();
   int64_t boundOf(Handle a, Id body);
   int64_t poolNow(Handle a, Id pool);
   void settlePools(Handle a);
@@ -424,7 +427,11 @@ private:
   void fault(Refusal reason, const std::string &text);
   bool carriesAll(const TagBits &have, pack::TagSet want) const;
   bool carriesAny(const TagBits &have, pack::TagSet want) const;
-  void addTags(TagBits &to, pack::TagSet set) const;
+  void addTags(TagBits &to, pack::TagSet set) const {
+    const uint64_t *w = t_->tagSet(set);
+    for (uint32_t i = 0; i < t_->tagWords; ++i)
+      to.w[i] |= w[i];
+  }
 
   // ---- actions and orders (world_actions.cpp, world_orders.cpp) ------------------------
   int32_t action(Frame &f, const pack::Action &a, const int64_t *args);
@@ -543,6 +550,7 @@ private:
   int momentDepth_ = 0;
   bool pricing_ = false; // a cost priced: before rules change its amount and nothing else
   std::vector<std::pair<Id, int64_t>> givenVars_;
+  std::vector<Handle> eventTargets_; // the moment's Activates' targets
   // Steps' locals, a stack as rules run inside rules: empty between
   // moments, so a save copies none of it and its copy makes its own.
   static constexpr size_t kLocalSlots = 1 << 16;

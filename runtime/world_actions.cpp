@@ -702,7 +702,7 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
         if (*d < 0)
           continue;
         int64_t v = mul(*d, amount, fault);
-        v = (a.flags & kRoundFloor)   ? floorWhole(v)
+        v = (a.flags & kRoundFloor)   ? floorWhole(v, fault)
             : (a.flags & kRoundRound) ? roundWhole(v, fault)
                                       : ceilWhole(v, fault);
         *d = std::max<int64_t>(0, v);

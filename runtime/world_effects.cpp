@@ -491,6 +491,7 @@ void World::endInstance(uint32_t inst, Id endTag, uint32_t chain) {
   remove.effect = still.effect;
   remove.instance = instanceHandle(inst);
   remove.stacks = still.stacks;
+  remove.amount = still.stacks; // what event.amount reads: the stacks it takes
   remove.after = 0;
   addTags(remove.tags, t_->tags[endTag].closure);
   addTags(remove.tags, t_->effects[still.effect].tags);
@@ -516,6 +517,7 @@ int64_t World::takeStacks(uint32_t inst, int64_t stacks, Id endTag, uint32_t cha
   remove.effect = in.effect;
   remove.instance = instanceHandle(inst);
   remove.stacks = take;
+  remove.amount = take;
   remove.after = in.stacks;
   addTags(remove.tags, t_->effects[in.effect].tags);
   raiseEvent(ev);

@@ -18,6 +18,7 @@ void World::beginMoment() {
     chainCounts_.clear();
     events_.clear();
     givenVars_.clear();
+    eventTargets_.clear();
     jobs_.clear();
     jobAt_ = 0;
     oncePerChain_.clear();
@@ -401,6 +402,11 @@ void World::land(uint32_t ei) {
   case BuiltinEvent::Apply:
     if (!alive(e.subject)) {
       e.refusal = Refusal::Gone;
+      return;
+    }
+    // No stacks, as sent or as its before rules left it: nothing to put on.
+    if (e.stacks == 0) {
+      e.refusal = Refusal::NothingToApply;
       return;
     }
     install(e, ei);

@@ -180,6 +180,9 @@ uint32_t World::activateEvent(const Frame *parent, Handle caster, Id ability,
   e.ability = ability;
   e.target = targets.empty() ? 0 : targets[0];
   e.targeted = e.target;
+  e.targetsAt = uint32_t(eventTargets_.size());
+  e.targetCount = uint32_t(targets.size());
+  eventTargets_.insert(eventTargets_.end(), targets.begin(), targets.end());
   addTags(e.tags, t_->abilities[ability].tags);
   addTags(e.tags, tagged);
   if (parent)

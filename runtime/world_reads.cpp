@@ -26,13 +26,17 @@ int64_t curveAt(const pack::Tables &t, const pack::Curve &c, int64_t x) {
     if (x < p[i + 1].x) {
       if (c.steps)
         return p[i].y;
-      __int128 num = __int128(p[i + 1].y - p[i].y) * (x - p[i].x);
-      __int128 den = p[i + 1].x - p[i].x;
-      __int128 q = num / den, r = num % den;
-      __int128 twice = (r < 0 ? -r : r) * 2;
+      // In unsigned 128 bits: two points may lie further apart than a
+      // number holds, and their product of spans needs all 128.
+      __int128 dy = __int128(p[i + 1].y) - p[i].y;
+      using U = unsigned __int128;
+      U num = U(dy < 0 ? -dy : dy) * U(__int128(x) - p[i].x);
+      U den = U(__int128(p[i + 1].x) - p[i].x);
+      U q = num / den, twice = (num % den) * 2;
       if (twice > den || (twice == den && q % 2 != 0))
-        q += (num < 0) ? -1 : 1;
-      return p[i].y + int64_t(q);
+        ++q;
+      // At most the span of y: the reading lies between the two points.
+      return int64_t(dy < 0 ? __int128(p[i].y) - __int128(q) : __int128(p[i].y) + __int128(q));
     }
   return p[n - 1].y;
 }
@@ -87,12 +91,13 @@ int64_t World::apiRead(Frame &f, uint32_t readId, const int64_t *args) {
   case ReadOp::Stacks:
     return stacksOf(args[0], r.a, r.b == 1 ? args[1] : 0);
   case ReadOp::HighestStacks: {
-    int64_t best = 0;
+    // The most one instance holds, a signed count below zero too; 0 with none.
+    int64_t best = INT64_MIN;
     if (alive(args[0]))
       for (uint32_t i : held_[indexOf(args[0])])
         if (insts_[i].effect == r.a && (r.b != 1 || insts_[i].source == args[1]))
           best = std::max(best, insts_[i].stacks);
-    return best;
+    return best == INT64_MIN ? 0 : best;
   }
   case ReadOp::CountEffect:
   case ReadOp::CountTag: {
@@ -136,6 +141,9 @@ int64_t World::apiRead(Frame &f, uint32_t readId, const int64_t *args) {
     case pack::EventField::Overflow:
       return e->overflow;
     case pack::EventField::Before:
+      // A change not landed yet (its before rules read it): the pool as it stands.
+      if (!e->onPool && e->kind == Id(pack::BuiltinEvent::Change) && e->pool != kNoId)
+        return poolNow(e->subject, e->pool);
       return e->before;
     case pack::EventField::After:
       return e->after;
@@ -190,7 +198,8 @@ int64_t World::apiRead(Frame &f, uint32_t readId, const int64_t *args) {
     case pack::InstanceField::Stacks:
       return in->stacks;
     case pack::InstanceField::Remaining:
-      return std::max<int64_t>(0, worldTimeLeft(*in));
+      // On its clock, as remaining(ACTOR) reads an activation's.
+      return in->expiresAt < 0 ? 0 : std::max<int64_t>(0, in->expiresAt - clockNow(in->holder, in->clock));
     case pack::InstanceField::Elapsed:
       return clockNow(in->holder, in->clock) - in->appliedAt;
     case pack::InstanceField::Source:
@@ -218,7 +227,8 @@ int64_t World::apiRead(Frame &f, uint32_t readId, const int64_t *args) {
     const pack::Archetype &a = t_->archetypes[r.a];
     for (uint32_t b = 0; b < a.baseCount; ++b) {
       const pack::ArchetypeValue &v = t_->archetypeValues[a.basesBegin + b];
-      if (v.value == r.b) {
+      // "read with no actor: a number its content says, or the stat's default"
+      if (v.value == r.b && ix_->archetypeBaseSaid[a.basesBegin + b]) {
         Frame g{};
         return runBody(v.body, g);
       }
@@ -303,10 +313,21 @@ void World::query(Frame &f, const pack::Query &q, const int64_t *args, std::vect
         if (alive(h))
           out.push_back(h);
     return;
-  case pack::QueryKind::EventTargets:
-    if (f.event >= 0 && events_[size_t(f.event)].subject)
-      out.push_back(events_[size_t(f.event)].subject);
+  case pack::QueryKind::EventTargets: {
+    // The actors the event names: an Activate's, those its order named, in
+    // its order; any other's, its subject.
+    if (f.event < 0)
+      return;
+    const Event &e = events_[size_t(f.event)];
+    if (e.kind == Id(pack::BuiltinEvent::Activate)) {
+      for (uint32_t k = 0; k < e.targetCount; ++k)
+        if (actor(eventTargets_[e.targetsAt + k]))
+          out.push_back(eventTargets_[e.targetsAt + k]);
+    } else if (e.subject) {
+      out.push_back(e.subject);
+    }
     return;
+  }
   case pack::QueryKind::Search: {
     uint32_t k = 0;
     int64_t count = q.hasCount ? args[k++] / kOne : INT64_MAX;

@@ -45,12 +45,6 @@ bool World::carriesAny(const TagBits &have, pack::TagSet want) const {
   return false;
 }
 
-void World::addTags(TagBits &to, pack::TagSet set) const {
-  const uint64_t *w = t_->tagSet(set);
-  for (uint32_t i = 0; i < t_->tagWords; ++i)
-    to.w[i] |= w[i];
-}
-
 // Whether an instance's effect is at work: not suspended by another effect
 // its holder holds.
 bool World::suspendedBy(const Instance &in, uint32_t suspender) const {
@@ -115,7 +109,7 @@ int64_t World::rounded(Id v, int64_t x) const {
   case pack::Rounding::None:
     return x;
   case pack::Rounding::Floor:
-    return floorWhole(x);
+    return floorWhole(x, fault);
   case pack::Rounding::Ceil:
     return ceilWhole(x, fault);
   case pack::Rounding::Trunc:
@@ -130,9 +124,7 @@ int64_t World::rounded(Id v, int64_t x) const {
 // Values read inside values: a value reading itself, round its bases,
 // bounds or terms, never ends, so past kValueNesting the read is a fault
 // and reads 0 (docs/readings.md).
-bool World::nestedTooDeep() {
-  if (valueNesting_ <= kValueNesting)
-    return false;
+bool World::faultNesting() {
   JournalEntry j;
   j.tick = now_;
   j.fault = true;
@@ -584,6 +576,7 @@ void World::landOnPool(Event &e, Handle a) {
   int64_t after = clampPool(a, e.pool, target);
   pools_[i] = after;
   e.before = before;
+  e.onPool = true;
   e.after = after;
   e.landed = isSet ? after - before : (lowers ? before - after : after - before);
   e.overflow = isSet ? 0 : amount - e.landed;

@@ -32,6 +32,9 @@ DecimalError parseDecimal(std::string_view text, Fixed &out) {
     return DecimalError::Malformed;
   for (int p = places; p < 6; ++p)
     fraction *= 10;
+  // The whole part fits; with its fraction the count may not.
+  if (whole * Fixed::kScale > kMax - fraction)
+    return DecimalError::TooLarge;
   out = Fixed{whole * Fixed::kScale + fraction};
   return DecimalError::None;
 }

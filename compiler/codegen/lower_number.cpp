@@ -222,9 +222,13 @@ Value *emitDiv(Emitter &e, Value *a, Value *b) {
 
 Value *emitFloor(Emitter &e, Value *a) {
   IRBuilder<> &b = e.b;
+  Faulting op(e);
   Value *r = b.CreateSRem(a, e.c64(kOne));
-  Value *down = b.CreateSub(a, r);
-  return b.CreateSelect(b.CreateICmpSLT(r, e.c64(0)), b.CreateSub(down, e.c64(kOne)), down);
+  Value *up = b.CreateSub(a, r);
+  Value *below = b.CreateICmpSLT(r, e.c64(0));
+  Value *pair = b.CreateBinaryIntrinsic(Intrinsic::ssub_with_overflow, up, e.c64(kOne));
+  op.failIf(b.CreateAnd(below, b.CreateExtractValue(pair, 1)), LEDGER_FAULT_OVERFLOW);
+  return op.finish(b.CreateSelect(below, b.CreateExtractValue(pair, 0), up));
 }
 
 Value *emitCeil(Emitter &e, Value *a) {

@@ -77,7 +77,7 @@ public:
       return rt::max(a, eval(e.b));
     }
     case ExprOp::Floor:
-      return rt::floorWhole(eval(e.a));
+      return checked(rt::floorWhole(eval(e.a), fault_));
     case ExprOp::Ceil:
       return checked(rt::ceilWhole(eval(e.a), fault_));
     case ExprOp::Round:

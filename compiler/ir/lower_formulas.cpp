@@ -490,7 +490,7 @@ Lowered Lowerer::call(uint32_t file, const Expr &e, BodyScope &scope, ExprId) {
     }
     if (f.kind != FoldKind::Count) {
       BodyScope inner = scope;
-      inner.itIsInstance = held;
+      inner.bindIt(held);
       f.item = expr(file, argId(1), inner).expr;
     }
     t_.folds.push_back(f);

@@ -62,7 +62,7 @@ Id Lowerer::query(NodeId part, BodyScope &scope, std::vector<Id> &args) {
     q.having = tagsOf(part, "having", false);
     q.unless = tagsOf(part, "unless", false);
     BodyScope inner = scope;
-    inner.itIsInstance = false;
+    inner.bindIt(false);
     if (const Slot *w = tree_.slot(part, "when"))
       q.whenBody = formulaBody(file, w->value, inner, lineOf(part));
     // by KEYS: read in the rule's or ability's terms, each candidate as it.
@@ -120,7 +120,7 @@ Id Lowerer::heldQuery(NodeId held, BodyScope &scope, std::vector<Id> &args) {
   }
   if (const Slot *w = tree_.slot(held, "when")) {
     BodyScope inner = scope;
-    inner.itIsInstance = true;
+    inner.bindIt(true);
     q.whenBody = formulaBody(file, w->value, inner, lineOf(held));
   }
   // by ORDER: its keys in turn, each formula read of each instance as it.
@@ -129,7 +129,7 @@ Id Lowerer::heldQuery(NodeId held, BodyScope &scope, std::vector<Id> &args) {
     NodeId order = o->value;
     const Node &on = tree_.nodes[order];
     BodyScope inner = scope;
-    inner.itIsInstance = true;
+    inner.bindIt(true);
     inner.bareFieldsOfIt = true;
     for (uint32_t s = on.firstSlot; s < on.firstSlot + on.slotCount; ++s) {
       const Slot &slot = tree_.slots[s];

@@ -100,6 +100,12 @@ struct BodyScope {
   uint32_t nextSlot = LEDGER_SLOT_FIRST_LOCAL;
   uint32_t *maxSlot = nullptr;
 
+  // `it` bound afresh (a query's candidate, a held instance): the nearer
+  // binding hides a for each's unnamed `it`.
+  void bindIt(bool instance) {
+    itIsInstance = instance;
+    std::erase_if(locals, [](const Local &l) { return l.name == "it"; });
+  }
   const Local *find(std::string_view name) const {
     for (auto it = locals.rbegin(); it != locals.rend(); ++it)
       if (it->name == name)

@@ -548,9 +548,15 @@ private:
   }
 
   // curve point: "each point's number is greater than the one before"
+  // and a curve with none is refused (docs/readings.md 86)
   void checkCurve(NodeId n) {
     std::optional<Fixed> before;
     std::string_view beforeText;
+    bool anyPoint = false;
+    for (NodeId c = node(n).firstChild; c != kNone; c = node(c).nextSibling)
+      anyPoint |= node(c).kind == FormKind::CurvePoint;
+    if (const Slot *name = tree_.slot(n, "name"); name && !anyPoint)
+      reportSlot(DiagKind::CurveWithoutPoints, n, *name, slotText(n, *name));
     for (NodeId c = node(n).firstChild; c != kNone; c = node(c).nextSibling) {
       const Slot *x = node(c).kind == FormKind::CurvePoint ? tree_.slot(c, "x") : nullptr;
       std::optional<Fixed> v = x ? number(c, *x) : std::nullopt;

@@ -23,6 +23,10 @@ TEST(Fixed, RefusesWhatANumberCannotHold) {
   Fixed v;
   EXPECT_EQ(parseDecimal("9223372036855", v), DecimalError::TooLarge);
   EXPECT_EQ(parseDecimal("9223372036854", v), DecimalError::None);
+  EXPECT_EQ(parseDecimal("9223372036854.775807", v), DecimalError::None);
+  EXPECT_EQ(v.raw, INT64_MAX);
+  EXPECT_EQ(parseDecimal("9223372036854.775808", v), DecimalError::TooLarge);
+  EXPECT_EQ(parseDecimal("9223372036854.9", v), DecimalError::TooLarge);
 }
 
 TEST(Fixed, FormatsWithoutTrailingZeros) {

@@ -15,6 +15,9 @@ TEST(Number, AddAndSubtractExactly) {
   EXPECT_EQ(add(n(0.1), n(0.2), f), n(0.3));
   EXPECT_EQ(sub(n(1), n(0.000001), f), 999'999);
   EXPECT_EQ(f, NumberFault::None);
+  // The step down from within a unit of the least number is past it.
+  EXPECT_EQ(floorWhole(INT64_MIN + 1, f), 0);
+  EXPECT_NE(f, NumberFault::None);
 }
 
 TEST(Number, PastWhatANumberHoldsIsZeroAndAFault) {
@@ -79,7 +82,7 @@ TEST(Number, WholeNumbers) {
   EXPECT_EQ(roundWhole(n(2.5), f), n(2));
   EXPECT_EQ(roundWhole(n(3.5), f), n(4));
   EXPECT_EQ(roundWhole(n(-2.5), f), n(-2));
-  EXPECT_EQ(floorWhole(n(-1.5)), n(-2));
+  EXPECT_EQ(floorWhole(n(-1.5), f), n(-2));
   EXPECT_EQ(ceilWhole(n(-1.5), f), n(-1));
   EXPECT_EQ(ceilWhole(n(1.2), f), n(2));
   EXPECT_EQ(truncWhole(n(-1.5)), n(-1));

@@ -1,5 +1,7 @@
 #include "sema/stage_order.h"
 
+#include "sema/words.h"
+
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -21,11 +23,18 @@ enum ChangeClass : unsigned {
   Side = 1u << 4,   // absorbs, converts, redirects, properties, durations
 };
 
+// What a filter's first word names: every event, one kind of event (a
+// change's name among them), a tag (an event carrying it, of whatever kind),
+// or a pool (any change of it, and its Depleted and Filled).
+enum class Heard : uint8_t { Any, Kind, Tag, Pool };
+
 struct Rule {
   NodeId node;
   std::string effect;
   std::string stage; // "" where it names none
   std::string event; // the filter's event kind or tag
+  Heard heard;
+  std::string pool; // the pool it names, "" where none
   std::string whose; // `of X` (also where it says none) or `by X`
   std::vector<std::string> having, unless;
   unsigned changes = 0;
@@ -95,13 +104,44 @@ bool shares(const std::vector<std::string> &a, const std::vector<std::string> &b
   return false;
 }
 
-// Whether one event could reach both rules: the same kind (or any), both of
-// their holders or both by them, and no tag one asks for that the other
-// refuses.
+Heard heardOf(const Declarations &decls, const std::string &event) {
+  if (event == "any")
+    return Heard::Any;
+  if (const Decl *d = decls.find(Namespace::Value, event); d && d->kind == RefKind::Pool)
+    return Heard::Pool;
+  // A change's name (Damage, Heal) is one kind of change, of any pool.
+  const Decl *declared = decls.find(Namespace::Shared, event);
+  if (sema::among(sema::kBuiltinEvents, event) || (declared && declared->kind == RefKind::Event))
+    return Heard::Kind;
+  return Heard::Tag;
+}
+
+bool namesAPool(const std::string &kind) {
+  for (const char *k : {"Damage", "Heal", "Gain", "Loss", "Set", "Cost", "Depleted", "Filled"})
+    if (kind == k)
+      return true;
+  return false;
+}
+
+// Whether one event could reach both rules: kinds that may meet (a tag may
+// be carried by an event of any kind, a pool's changes and its Depleted and
+// Filled name it), the same pool if both name one, both of their holders or
+// both by them, and no tag one asks for that the other refuses.
 bool mayHearOneEvent(const Rule &a, const Rule &b) {
-  if (a.event != b.event && a.event != "any" && b.event != "any")
-    return false;
   if (a.whose != b.whose)
+    return false;
+  if (!a.pool.empty() && !b.pool.empty() && a.pool != b.pool)
+    return false;
+  auto meet = [](const Rule &x, const Rule &y) {
+    if (x.heard == Heard::Any || x.heard == Heard::Tag)
+      return true;
+    if (x.heard == Heard::Kind && y.heard == Heard::Kind)
+      return x.event == y.event;
+    if (x.heard == Heard::Pool && y.heard == Heard::Kind)
+      return namesAPool(y.event);
+    return true; // a pool and a pool: the same one, as above
+  };
+  if (!meet(a, b) || !meet(b, a))
     return false;
   return !shares(a.having, b.unless) && !shares(b.having, a.unless);
 }
@@ -145,8 +185,10 @@ void checkStageOrder(const SyntaxTree &tree, const Declarations &decls, Diagnost
       std::string whose = by   ? "by " + spanOf(tree, filter, by)
                           : of ? "of " + spanOf(tree, filter, of)
                                : std::string("of holder");
-      rules.push_back({b, name, spanOf(tree, b, tree.slot(b, "stage")),
-                       spanOf(tree, filter, tree.slot(filter, "event")), whose,
+      std::string event = spanOf(tree, filter, tree.slot(filter, "event"));
+      Heard heard = heardOf(decls, event);
+      std::string pool = heard == Heard::Pool ? event : spanOf(tree, filter, tree.slot(filter, "pool"));
+      rules.push_back({b, name, spanOf(tree, b, tree.slot(b, "stage")), event, heard, pool, whose,
                        listOf(tree, filter, "having"), listOf(tree, filter, "unless"),
                        classify(tree, b), ordered});
     }

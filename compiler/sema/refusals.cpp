@@ -1570,29 +1570,70 @@ private:
   }
 
   // time: "the stat reads what a pool's bound reads ..., but no pool's maximum, no pool
-  // that drifts and no time"
+  // that drifts and no time", itself or through the stats it reads.
   void checkTimeStatReads(std::string_view timeStat, const std::set<std::string_view> &drifting,
                           const std::set<std::string_view> &maxima) {
+    // What a name read is, where the time stat can't read it.
+    auto forbidden = [&](ExprId id) -> const char * {
+      const Expr &e = tree_.exprs[id];
+      if (e.kind == ExprKind::Call && e.nameEnd == e.begin + 1) {
+        // An activation's time: elapsed(ACTOR), remaining(ACTOR).
+        std::string_view fn = text(e.file, e.begin);
+        return fn == "elapsed" || fn == "remaining" ? "time" : nullptr;
+      }
+      if (e.kind != ExprKind::Path)
+        return nullptr;
+      std::string_view name = lastName(id);
+      bool member = e.end > e.begin + 1; // an effect's time: self.elapsed, it.remaining
+      return name == timeStat                                        ? "time"
+             : member && (name == "elapsed" || name == "remaining") ? "time"
+             : drifting.count(name)                                 ? "a pool that drifts"
+             : maxima.count(name)                                   ? "a pool's maximum"
+                                                                    : nullptr;
+    };
+    auto nameOf = [&](ExprId id) {
+      const Expr &e = tree_.exprs[id];
+      return e.kind == ExprKind::Call ? text(e.file, e.begin) : lastName(id);
+    };
+    // Each stat's bases and terms.
+    std::map<std::string_view, std::vector<ExprId>, std::less<>> readsOf;
     for (NodeId n : lineNodes()) {
       FormKind k = node(n).kind;
       if (k != FormKind::ArchetypeBase && k != FormKind::EffectModifier)
         continue;
       const Slot *stat = tree_.slot(n, "stat");
       const Slot *value = tree_.slot(n, k == FormKind::ArchetypeBase ? "value" : "amount");
-      if (!stat || !value || slotText(n, *stat) != timeStat)
-        continue;
-      walkExpr(value->value, [&](ExprId id) {
-        if (tree_.exprs[id].kind != ExprKind::Path)
-          return;
-        std::string_view name = lastName(id);
-        const char *what = name == timeStat       ? "time"
-                           : drifting.count(name) ? "a pool that drifts"
-                           : maxima.count(name)   ? "a pool's maximum"
-                                                  : nullptr;
-        if (what)
-          reportExpr(DiagKind::TimeStatReads, id, timeStat, name, what);
-      });
+      if (stat && value)
+        readsOf[slotText(n, *stat)].push_back(value->value);
     }
+    // Whether a stat, through what it reads, reads what the time stat can't.
+    constexpr const char *kThrough = "a stat reading a pool that drifts, a pool's maximum or time";
+    std::map<std::string_view, bool, std::less<>> reachesFrom;
+    std::function<bool(std::string_view)> reaches = [&](std::string_view stat) {
+      if (auto it = reachesFrom.find(stat); it != reachesFrom.end())
+        return it->second;
+      reachesFrom[stat] = false; // a loop back ends here
+      bool found = false;
+      for (ExprId root : readsOf[stat])
+        walkExpr(root, [&](ExprId id) {
+          found = found || forbidden(id) ||
+                  (tree_.exprs[id].kind == ExprKind::Path && readsOf.count(lastName(id)) &&
+                   reaches(lastName(id)));
+        });
+      return reachesFrom[stat] = found;
+    };
+    reachesFrom[timeStat] = false;
+    auto terms = readsOf.find(timeStat);
+    if (terms == readsOf.end())
+      return;
+    for (ExprId root : terms->second)
+      walkExpr(root, [&](ExprId id) {
+        if (const char *what = forbidden(id))
+          reportExpr(DiagKind::TimeStatReads, id, timeStat, nameOf(id), what);
+        else if (tree_.exprs[id].kind == ExprKind::Path && readsOf.count(lastName(id)) &&
+                 reaches(lastName(id)))
+          reportExpr(DiagKind::TimeStatReads, id, timeStat, lastName(id), kThrough);
+      });
   }
 
   bool hasTurn_ = false; // the catalog says `turn EVENT`

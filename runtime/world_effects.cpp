@@ -53,9 +53,10 @@ int64_t World::worldDue(Handle a, int32_t clock, int64_t due) const {
   if (clock < 0 || !actor(a))
     return due;
   const Clock &c = clocks_[size_t(indexOf(a)) * ix_->clockStats.size() + clock];
-  if (c.rate <= 0)
-    return INT64_MAX;
   __int128 left = __int128(due - c.anchorClock) * kOne;
+  // Reached already, it is due now, even on a clock that has just stopped.
+  if (left > 0 && c.rate <= 0)
+    return INT64_MAX;
   __int128 world = left <= 0 ? 0 : (left + c.rate - 1) / c.rate;
   __int128 at = c.anchorWorld + world;
   return at > INT64_MAX ? INT64_MAX : int64_t(at);

@@ -221,10 +221,11 @@ Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32
   held_.emplace_back();
   hearers_.emplace_back();
   blockers_.push_back(0);
-  // The creator's links, unless set.
+  // The creator's links as it reads them, its overrides too, unless set.
   if (creator && actor(creator))
     for (size_t l = 0; l < links; ++l)
-      links_[size_t(i) * links + l] = links_[size_t(indexOf(creator)) * links + l];
+      if (!t_->links[l].global)
+        links_[size_t(i) * links + l] = linkOf(creator, Id(l));
   for (auto [what, v] : withs.values)
     if (what & pack::kWithLink)
       links_[size_t(i) * links + (what & ~pack::kWithLink)] = v;

@@ -494,20 +494,20 @@ Outcome World::destroy(Handle a) {
 
 // A link set by an order is no event, and ends no moment: what reads the
 // world through it settles here.
+// A moment of its own: what reads the link settles and retimes as it ends,
+// and an auto sleeping on it wakes.
 Outcome World::link(Handle a, Id l, Handle to) {
+  if (!t_->links[l].global && !alive(a))
+    return refused(Refusal::Gone);
+  beginMoment();
   if (t_->links[l].global) {
     globals_[l] = to;
     ++epoch_;
-    settleWorldReaders();
-    retimeWorldClocks();
-    return {};
+  } else {
+    touch(a);
+    links_[size_t(indexOf(a)) * t_->links.size() + l] = to;
   }
-  if (!alive(a))
-    return refused(Refusal::Gone);
-  touch(a);
-  links_[size_t(indexOf(a)) * t_->links.size() + l] = to;
-  settleWorldReaders();
-  retimeWorldClocks();
+  endMoment();
   return {};
 }
 

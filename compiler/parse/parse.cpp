@@ -163,7 +163,8 @@ private:
     if (ctx == Ctx::Play) {
       for (uint32_t i = end_; i-- > begin + 1;) {
         bool colon = isKind(end_ - 1, TokenKind::RawText) && end_ - i <= 4;
-        if (isWord(i, "from") && (colon || isWord(i + 1, "v2"))) {
+        // `from v2` alone names an actor the play made as v2.
+        if (isWord(i, "from") && (colon || (isWord(i + 1, "v2") && i + 2 < end_))) {
           sourceBegin = i;
           break;
         }

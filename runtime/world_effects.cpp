@@ -343,6 +343,13 @@ void World::install(Event &e, uint32_t eventIndex) {
     if (!off->empty())
       gather();
   }
+  // A newcomer put on whole holds at most the cap, a signed one within
+  // plus or minus it.
+  auto capNewcomer = [&] {
+    if (capStacks != INT64_MAX)
+      e.stacks = ef.stack.isSigned ? std::clamp(e.stacks, -capStacks, capStacks)
+                                   : std::min(e.stacks, capStacks);
+  };
   if (same.empty() || mode == StackMode::Separate) {
     if (mode == StackMode::Separate && full) {
       uint32_t victim = same.front();
@@ -353,8 +360,8 @@ void World::install(Event &e, uint32_t eventIndex) {
             victim = i;
       endInstance(victim, Id(pack::BuiltinTag::EndReplaced), e.chain);
     }
-    if (!ef.stack.isSigned && capStacks != INT64_MAX && mode != StackMode::Separate)
-      e.stacks = std::min(e.stacks, capStacks);
+    if (mode != StackMode::Separate)
+      capNewcomer();
     putOn(e, eventIndex);
     return;
   }
@@ -376,6 +383,7 @@ void World::install(Event &e, uint32_t eventIndex) {
   switch (mode) {
   case StackMode::Replace: {
     endInstance(held, Id(pack::BuiltinTag::EndReplaced), e.chain);
+    capNewcomer();
     putOn(e, eventIndex);
     return;
   }

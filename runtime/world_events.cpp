@@ -404,8 +404,9 @@ void World::land(uint32_t ei) {
       e.refusal = Refusal::Gone;
       return;
     }
-    // No stacks, as sent or as its before rules left it: nothing to put on.
-    if (e.stacks == 0) {
+    // No stacks, as sent or as its before rules left it, or fewer than none
+    // of an effect that isn't signed: nothing to put on.
+    if (e.stacks == 0 || (e.stacks < 0 && !t_->effects[e.effect].stack.isSigned)) {
       e.refusal = Refusal::NothingToApply;
       return;
     }

@@ -297,9 +297,16 @@ void World::apiListClose(Frame &) {
 
 int32_t World::apiStep(Frame &f, uint32_t stepId, const int64_t *args) {
   int32_t r = action(f, t_->actions[stepId], args);
+  if (f.instance == 0)
+    return r;
+  // An instance whose rule the step took off (its own apply replacing it,
+  // its holder destroyed) ends the rule there, as remove self does: "since
+  // what ran it has gone".
+  if (!instance(f.instance))
+    return LEDGER_STOP;
   // What the step set off may have put on instances and moved the vars'
   // storage: the body reads its own instance's vars from where they are now.
-  if (f.instance != 0 && f.c.vars != scratchVars_.data())
+  if (f.c.vars != scratchVars_.data())
     f.c.vars = vars_.data() + insts_[indexOf(f.instance)].varsAt;
   return r;
 }

@@ -231,12 +231,12 @@ int64_t World::stackCap(uint32_t inst, const Event &e) {
   if (ef.stack.maxBody == kNoId)
     return INT64_MAX;
   Frame f = inst != UINT32_MAX ? frameFor(inst, -1, e.chain) : Frame{};
-  if (inst == UINT32_MAX) {
-    f.world = this;
-    f.roots[LEDGER_SLOT_HOLDER] = e.subject;
-    f.roots[LEDGER_SLOT_SOURCE] = e.source;
-    f.roots[LEDGER_SLOT_CREDIT] = e.credit;
-  }
+  f.world = this;
+  // "a cap may be read from whoever applies it": the newcomer's applier, on
+  // the one held too.
+  f.roots[LEDGER_SLOT_HOLDER] = e.subject;
+  f.roots[LEDGER_SLOT_SOURCE] = e.source;
+  f.roots[LEDGER_SLOT_CREDIT] = e.credit;
   return runBody(ef.stack.maxBody, f);
 }
 
@@ -287,6 +287,10 @@ void World::install(Event &e, uint32_t eventIndex) {
         full = int64_t(same.size()) * kOne >= capStacks;
       else if (mode == StackMode::Add && !ef.stack.isSigned && !same.empty())
         full = insts_[same.back()].stacks >= capStacks;
+      // A signed count is full toward the side it is at the cap of.
+      else if (mode == StackMode::Add && !same.empty())
+        full = (insts_[same.back()].stacks >= capStacks && e.stacks > 0) ||
+               (insts_[same.back()].stacks <= -capStacks && e.stacks < 0);
     }
   };
   gather();

@@ -174,6 +174,7 @@ private:
     Storage storage;
     bool live = false;
     bool ending = false; // coming off: its expire and end steps run, its rules hear nothing
+    bool capturing = false; // going on: its captured amounts are worked out without its terms
     Id effect = pack::kNoId;
     Handle holder = 0, source = 0, credit = 0;
     int64_t stacks = 0;

@@ -203,11 +203,23 @@ uint32_t World::newInstance(Event &e, uint32_t eventIndex) {
         value = givenVars_[e.varsFrom + g].second;
     vars_[insts_[i].varsAt + v] = value;
   }
+  // Its captured amounts are worked out as it goes on, its own terms not yet
+  // counted; what was read meanwhile is read again with them.
   Frame g = frameFor(i, int64_t(eventIndex), e.chain);
+  insts_[i].capturing = true;
+  bool captured = false;
   for (uint32_t m = 0; m < ef.modifierCount; ++m) {
     const pack::Modifier &mod = t_->modifiers[ef.modifiersBegin + m];
-    if (mod.captured)
+    if (mod.captured) {
       captured_[insts_[i].capturedAt + m] = runBody(mod.amountBody, g);
+      captured = true;
+    }
+  }
+  insts_[i].capturing = false;
+  if (captured) {
+    ++epoch_;
+    if (Actor *ac = actor(e.subject))
+      ++ac->epoch;
   }
   for (uint32_t o = 0; o < ef.overrideCount; ++o) {
     const pack::LinkOverride &lo = t_->linkOverrides[ef.overridesBegin + o];

@@ -149,6 +149,25 @@ int64_t World::boundOf(Handle a, Id body) {
   return runBody(body, f);
 }
 
+// A value times a factor count times, each product rounded (a count below
+// zero divides by it as many times). A run that reaches a value the factor
+// keeps, or one it swings between two of, ends there: its end is known.
+static int64_t applyFactor(int64_t v, int64_t factor, int64_t count, NumberFault &fault) {
+  bool divide = count < 0;
+  int64_t n = divide ? -count : count;
+  int64_t before = v;
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t next = divide ? div(v, factor, fault) : mul(v, factor, fault);
+    if (next == v)
+      return v;
+    if (k > 0 && next == before) // v, next, v, next, …
+      return (n - k - 1) % 2 == 0 ? next : v;
+    before = v;
+    v = next;
+  }
+  return v;
+}
+
 // A stat: its base, then the terms of its holder's working effects, in the
 // order docs/readings.md gives: base terms replace the base, adds, the sum
 // of percents, factors one by one, `=` over all, then at least and at most,
@@ -168,7 +187,7 @@ int64_t World::computeStatAfresh(Handle a, Id stat, const TagBits *except) {
   NumberFault fault = NumberFault::None;
   int64_t b = base(a, stat);
   int64_t adds = 0, percents = 0;
-  std::vector<int64_t> factors;
+  std::vector<std::pair<int64_t, int64_t>> factors; // each factor and its count of stacks
   bool set = false, baseSet = false;
   int64_t setTo = 0, atLeast = INT64_MIN, atMost = INT64_MAX;
   uint64_t setSeq = 0, baseSeq = 0;
@@ -179,10 +198,11 @@ int64_t World::computeStatAfresh(Handle a, Id stat, const TagBits *except) {
     int64_t amount = 0;
     ModOp op = ModOp::Add;
     bool percent = false;
+    int64_t count = 1; // a factor's stacks
   };
   // Sized at the first term in a category: most stats have none.
   std::vector<Strongest> strongest;
-  auto addTerm = [&](ModOp op, bool percent, int64_t amount, uint64_t seq) {
+  auto addTerm = [&](ModOp op, bool percent, int64_t amount, uint64_t seq, int64_t count) {
     switch (op) {
     case ModOp::Add:
       (percent ? percents : adds) = add(percent ? percents : adds, amount, fault);
@@ -191,7 +211,7 @@ int64_t World::computeStatAfresh(Handle a, Id stat, const TagBits *except) {
       (percent ? percents : adds) = sub(percent ? percents : adds, amount, fault);
       break;
     case ModOp::Mul:
-      factors.push_back(amount);
+      factors.push_back({amount, count});
       break;
     case ModOp::Set:
       if (!set || seq > setSeq) {
@@ -217,7 +237,7 @@ int64_t World::computeStatAfresh(Handle a, Id stat, const TagBits *except) {
   };
   for (uint32_t i : held_[ai]) {
     const Instance &in = insts_[i];
-    if (!working(i))
+    if (!working(i) || in.capturing)
       continue;
     const pack::Effect &e = t_->effects[in.effect];
     if (except) {
@@ -241,42 +261,49 @@ int64_t World::computeStatAfresh(Handle a, Id stat, const TagBits *except) {
         Frame f = frameFor(i, -1, 0);
         amount = runBody(mod.amountBody, f);
       }
+      // A factor is scaled by its stacks as one factor a stack, a signed
+      // count below zero dividing by it; an add or a subtraction by their
+      // count; a flat term is one.
+      int64_t count = 1;
       if (!mod.flat) {
-        if (mod.op == ModOp::Mul && mod.category == kNoId) {
-          // A factor is scaled by its stacks as one term a stack.
-          for (int64_t s = 1; s < in.stacks / kOne && s < 64; ++s)
-            addTerm(mod.op, mod.percent, amount, in.seq);
-        } else if (mod.op == ModOp::Add || mod.op == ModOp::Sub) {
+        if (mod.op == ModOp::Mul)
+          count = in.stacks / kOne;
+        else if (mod.op == ModOp::Add || mod.op == ModOp::Sub)
           amount = mul(amount, in.stacks, fault);
-        }
       }
       if (mod.category != kNoId) {
         strongest.resize(t_->categories.size());
         Strongest &s = strongest[mod.category];
         int64_t signedAmount = mod.op == ModOp::Sub ? -amount : amount;
+        // A factor's distance from one is its stacks' whole factor's.
+        int64_t whole = mod.op == ModOp::Mul ? applyFactor(kOne, amount, count, fault) : 0;
         int64_t distance = mod.op == ModOp::Mul
-                               ? (amount <= 0 ? INT64_MAX
-                                  : amount >= kOne ? amount
-                                                   : div(kOne, amount, fault))
+                               ? (whole <= 0 ? INT64_MAX
+                                  : whole >= kOne ? whole
+                                                  : div(kOne, whole, fault))
                                : (signedAmount < 0 ? -signedAmount : signedAmount);
-        if (!s.any || distance > s.distance ||
-            (distance == s.distance && signedAmount > (s.op == ModOp::Sub ? -s.amount : s.amount))) {
-          s = {true, distance, amount, mod.op, mod.percent};
+        if (mod.op == ModOp::Mul)
+          signedAmount = whole;
+        int64_t held = s.op == ModOp::Sub ? -s.amount
+                       : s.op == ModOp::Mul ? applyFactor(kOne, s.amount, s.count, fault)
+                                            : s.amount;
+        if (!s.any || distance > s.distance || (distance == s.distance && signedAmount > held)) {
+          s = {true, distance, amount, mod.op, mod.percent, count};
         }
         continue;
       }
-      addTerm(mod.op, mod.percent, amount, in.seq);
+      addTerm(mod.op, mod.percent, amount, in.seq, count);
     }
   }
   for (const Strongest &s : strongest)
     if (s.any)
-      addTerm(s.op, s.percent, s.amount, 0);
+      addTerm(s.op, s.percent, s.amount, 0, s.count);
   int64_t v = add(b, adds, fault);
   if (percents != 0)
     v = mul(v, add(kOne, percents, fault), fault);
   // Each factor in turn, each product rounded.
-  for (int64_t factor : factors)
-    v = mul(v, factor, fault);
+  for (auto [factor, count] : factors)
+    v = applyFactor(v, factor, count, fault);
   if (set)
     v = setTo;
   v = std::max(v, atLeast);

@@ -1538,6 +1538,7 @@ private:
           le.kind == ExprKind::Number && tree_.token(le.file, le.begin).kind == TokenKind::Percent;
       kind = percent ? "a percent" : "an add";
     } else {
+      reportLine(DiagKind::CategoryTermKind, n, slotText(n, *cat), slotText(n, *stat), o);
       return;
     }
     std::string_view name = slotText(n, *cat);

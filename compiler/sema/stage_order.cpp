@@ -116,7 +116,8 @@ Heard heardOf(const Declarations &decls, const std::string &event) {
   return Heard::Tag;
 }
 
-bool namesAPool(const std::string &kind) {
+// The kinds of event that happen to a pool: its changes, its Depleted and Filled.
+bool isPoolEvent(const std::string &kind) {
   for (const char *k : {"Damage", "Heal", "Gain", "Loss", "Set", "Cost", "Depleted", "Filled"})
     if (kind == k)
       return true;
@@ -138,7 +139,7 @@ bool mayHearOneEvent(const Rule &a, const Rule &b) {
     if (x.heard == Heard::Kind && y.heard == Heard::Kind)
       return x.event == y.event;
     if (x.heard == Heard::Pool && y.heard == Heard::Kind)
-      return namesAPool(y.event);
+      return isPoolEvent(y.event);
     return true; // a pool and a pool: the same one, as above
   };
   if (!meet(a, b) || !meet(b, a))

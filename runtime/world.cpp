@@ -363,7 +363,15 @@ int32_t World::runSteps(Id body, Frame &f) {
   localTop_ += need;
   int64_t *saved = f.c.locals;
   f.c.locals = locals;
+  // Whose rule runs: an effect's (its instance's) or an ability's (its
+  // Activate in hand), named by a fault it sets off.
+  Id ruleName = rulesName_;
+  if (const Instance *in = f.instance ? instance(f.instance) : nullptr)
+    rulesName_ = t_->effects[in->effect].name;
+  else if (f.propsEvent >= 0 && events_[size_t(f.propsEvent)].ability != kNoId)
+    rulesName_ = t_->abilities[events_[size_t(f.propsEvent)].ability].name;
   int32_t r = pack_->steps(body, &f.c);
+  rulesName_ = ruleName;
   f.c.locals = saved;
   localTop_ = top;
   return r;

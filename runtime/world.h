@@ -468,7 +468,7 @@ private:
   Refusal changePool(Frame *f, Id kind, Id pool, Handle to, Handle source, Handle credit,
                      const Portion *portions, uint32_t count, int64_t upTo, uint32_t chain,
                      const Given &props, bool priced = false);
-  int64_t price(Handle payer, Id pool, int64_t amount, Handle caster, Id ability);
+  int64_t price(Handle payer, Id pool, int64_t amount, Handle caster, Id ability, int64_t order);
   int64_t removeEffect(Id effect, Handle from, int64_t stacks, Id endTag, uint32_t chain,
                        pack::TagSet tags = 0, pack::TagSet unless = 0);
   Refusal raiseOn(Frame *f, Id event, Handle of, Handle by, pack::TagSet tagged, uint32_t chain);
@@ -552,6 +552,7 @@ private:
   bool pricing_ = false; // a cost priced: before rules change its amount and nothing else
   std::vector<std::pair<Id, int64_t>> givenVars_;
   std::vector<Handle> eventTargets_; // the moment's Activates' targets
+  Id rulesName_ = pack::kNoId;       // the effect or ability whose rule's steps run
   // Steps' locals, a stack as rules run inside rules: empty between
   // moments, so a save copies none of it and its copy makes its own.
   static constexpr size_t kLocalSlots = 1 << 16;

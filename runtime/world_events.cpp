@@ -558,8 +558,10 @@ Refusal World::raiseEvent(uint32_t ei) {
     chainCounts_.resize(at + 1, 0);
   if (++chainCounts_[at] > kChainBudget) {
     if (chainCounts_[at] == kChainBudget + 1)
-      fault(Refusal::ChainBudget, "a chain raised more than " + std::to_string(kChainBudget) +
-                                      " events, and the world ended it");
+      fault(Refusal::ChainBudget,
+            "a chain raised more than " + std::to_string(kChainBudget) +
+                " events, and the world ended it" +
+                (rulesName_ != kNoId ? " in " + std::string(t_->name(rulesName_)) : ""));
     return Refusal::ChainBudget;
   }
   {

@@ -152,7 +152,7 @@ Outcome World::check(Handle a, Id ability, const std::vector<Handle> &targets, b
       Handle payer = cost.link != kNoId ? linkOf(a, cost.link) : a;
       if (!alive(payer) || !hasPool(payer, cost.pool))
         return refused(Refusal::NoPool);
-      int64_t amount = price(payer, cost.pool, runBody(cost.amountBody, f), a, ability);
+      int64_t amount = price(payer, cost.pool, runBody(cost.amountBody, f), a, ability, f.propsEvent);
       int64_t have = poolNow(payer, cost.pool) - poolLeast(payer, cost.pool);
       for (size_t k = 0; k < billed->size(); k += 3)
         if ((*billed)[k] == payer && (*billed)[k + 1] == cost.pool)
@@ -222,14 +222,19 @@ Refusal World::castAbility(Frame *parent, Handle caster, Id ability,
       const pack::Cost &cost = t_->costs[ab.costsBegin + c];
       Handle payer = cost.link != kNoId ? linkOf(caster, cost.link) : caster;
       bill->push_back(payer);
-      bill->push_back(price(payer, cost.pool, runBody(cost.amountBody, cf), caster, ability));
+      bill->push_back(price(payer, cost.pool, runBody(cost.amountBody, cf), caster, ability, ei));
     }
     cf.event = cf.propsEvent = -1;
+    // The payments carry the order's properties, as its Activate will.
+    Given carried;
+    const Event &activate = events_[ei];
+    for (uint32_t k = 0; k < activate.propCount; ++k)
+      carried.values.push_back({activate.props[k].first, activate.props[k].second});
     for (uint32_t c = 0; c < ab.costCount; ++c) {
       Portion p;
       p.amount = (*bill)[2 * c + 1];
       changePool(parent, Id(BuiltinTag::Cost), t_->costs[ab.costsBegin + c].pool, (*bill)[2 * c],
-                 caster, caster, &p, 1, INT64_MAX, chain, {}, true);
+                 caster, caster, &p, 1, INT64_MAX, chain, carried, true);
     }
   }
   Refusal r = raiseEvent(ei);
@@ -259,11 +264,18 @@ Refusal World::castAbility(Frame *parent, Handle caster, Id ability,
 
 // A cost as the change it will be: its formula, then the before rules on
 // it, changing its amount alone; nothing lands.
-int64_t World::price(Handle payer, Id pool, int64_t amount, Handle caster, Id ability) {
+int64_t World::price(Handle payer, Id pool, int64_t amount, Handle caster, Id ability,
+                     int64_t order) {
   if (!ix_->costHeard)
     return amount;
   uint32_t ei = newEvent(Id(BuiltinEvent::Change), payer, caster, caster, 0);
   Event &e = events_[ei];
+  // It carries the order's properties, as its payment will.
+  if (order >= 0) {
+    const Event &o = events_[size_t(order)];
+    e.propCount = o.propCount;
+    std::copy(o.props.items, o.props.items + o.propCount, e.props.items);
+  }
   e.pool = pool;
   e.amount = amount;
   e.sent = amount;

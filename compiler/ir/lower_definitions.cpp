@@ -57,6 +57,11 @@ pack::WhoClause Lowerer::lowerWho(NodeId n, std::string_view label, BodyScope &s
 pack::Filter Lowerer::lowerFilter(NodeId part, BodyScope &scope) {
   Filter f;
   std::string ev = slotText(part, "event");
+  // Built-in events only phases, piles, auras and the space raise.
+  for (const char *unraised : {"Become", "Move", "Target", "Commit", "Resolved", "Stopped", "Pulse",
+                               "Finished", "Contact", "Enter", "Leave", "Cross"})
+    if (ev == unraised)
+      notRunYet(part, "hearing a " + ev);
   if (ev == "any") {
     f.any = true;
   } else if (Id e = find(events_, ev); e != kNoId) {

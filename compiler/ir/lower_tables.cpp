@@ -294,6 +294,10 @@ void Lowerer::lowerValues() {
       if (const Slot *per = tree_.slot(n, "per"))
         w.regenPerTicks = constantTicks(file, *per, "a regen's `per` that is a formula");
     }
+    // Both at once need the drift stopped at a bound between refills, which
+    // the closed form doesn't follow yet.
+    if (tree_.slot(n, "regen") && tree_.slot(n, "refill"))
+      notRunYet(n, "a pool with both `regen` and `refill`");
     if (tree_.slot(n, "refill")) {
       w.refillAmount = literal(n, "refill");
       w.refillEveryTicks =

@@ -433,12 +433,19 @@ private:
       std::string want = tree_.slot(n, "reason") ? text(n, "reason") : text(n, "text");
       if (want.size() >= 2 && want.front() == '"')
         want = want.substr(1, want.size() - 2);
+      // in RULE: the effect or ability whose rule the fault names, last.
+      std::string in = tree_.slot(n, "in") ? " in " + text(n, "in") : "";
+      auto names = [&](const std::string &note) {
+        return note.find(want) != std::string::npos &&
+               (in.empty() || (note.size() >= in.size() &&
+                               note.compare(note.size() - in.size(), in.size(), in) == 0));
+      };
       for (size_t i = faultMark_; i < j.size(); ++i)
-        if (j[i].fault && world_->journalNote(j[i].note).find(want) != std::string::npos) {
+        if (j[i].fault && names(world_->journalNote(j[i].note))) {
           faultMatched_[i] = true;
           return;
         }
-      fail(n, fmt::format("expected a fault {}, found none", want));
+      fail(n, fmt::format("expected a fault {}{}, found none", want, in));
     }
     case FormKind::ExpectValue: {
       int64_t v = valuePath(n, text(n, "value"));

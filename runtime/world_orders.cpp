@@ -225,16 +225,15 @@ Refusal World::castAbility(Frame *parent, Handle caster, Id ability,
       bill->push_back(price(payer, cost.pool, runBody(cost.amountBody, cf), caster, ability, ei));
     }
     cf.event = cf.propsEvent = -1;
-    // The payments carry the order's properties, as its Activate will.
-    Given carried;
-    const Event &activate = events_[ei];
-    for (uint32_t k = 0; k < activate.propCount; ++k)
-      carried.values.push_back({activate.props[k].first, activate.props[k].second});
+    // The payments go down the order's chain: its carried tags, and the
+    // properties its Activate carries.
+    Frame pay = parent ? *parent : Frame{};
+    pay.propsEvent = ei;
     for (uint32_t c = 0; c < ab.costCount; ++c) {
       Portion p;
       p.amount = (*bill)[2 * c + 1];
-      changePool(parent, Id(BuiltinTag::Cost), t_->costs[ab.costsBegin + c].pool, (*bill)[2 * c],
-                 caster, caster, &p, 1, INT64_MAX, chain, carried, true);
+      changePool(&pay, Id(BuiltinTag::Cost), t_->costs[ab.costsBegin + c].pool, (*bill)[2 * c],
+                 caster, caster, &p, 1, INT64_MAX, chain, {}, true);
     }
   }
   Refusal r = raiseEvent(ei);
@@ -272,9 +271,9 @@ int64_t World::price(Handle payer, Id pool, int64_t amount, Handle caster, Id ab
   Event &e = events_[ei];
   // It carries the order's properties, as its payment will.
   if (order >= 0) {
-    const Event &o = events_[size_t(order)];
-    e.propCount = o.propCount;
-    std::copy(o.props.items, o.props.items + o.propCount, e.props.items);
+    Frame f{};
+    f.propsEvent = order;
+    inheritChain(e, f);
   }
   e.pool = pool;
   e.amount = amount;

@@ -409,6 +409,10 @@ private:
   void mergeBySeq(std::vector<uint32_t> &out, size_t mid);
   void runJob(const Job &job);
   void dieOrFall(uint32_t eventIndex);
+  // A pool whose bound moves onto it: its maximum falling to its least, or
+  // its least rising to it, depletes it as a change would (docs/readings.md).
+  void watchBounds(Handle a);
+  void reachBounds(Handle source, Handle credit, uint32_t chain);
   int64_t stackCap(uint32_t inst, const Event &e);
 
   // ---- events (world_events.cpp) -----------------------------------------------------
@@ -573,6 +577,13 @@ private:
   std::vector<OnceActed> oncePerChain_;
   bool actedInChain(uint32_t rule, uint32_t inst, uint32_t chain) const;
   std::vector<std::pair<Handle, uint32_t>> preventedChains_; // holder, chain
+  struct BoundWatch { // a pool above its least as something its bounds read changes
+    Handle actor;
+    Id pool;
+    bool aboveLeast;
+  };
+  std::vector<BoundWatch> boundWatch_; // read from boundWatchAt_ on
+  size_t boundWatchAt_ = 0;
   std::vector<uint32_t> chainCounts_; // the moment's chains' events, from chainBase_
   uint32_t chainBase_ = 0;
   uint32_t counting_ = 0;           // live instances whose lifetime counts events

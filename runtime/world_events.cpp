@@ -23,6 +23,8 @@ void World::beginMoment() {
     jobAt_ = 0;
     oncePerChain_.clear();
     preventedChains_.clear();
+    boundWatch_.clear();
+    boundWatchAt_ = 0;
   }
 }
 
@@ -30,9 +32,15 @@ void World::beginMoment() {
 // landed, what they set off queued behind them.
 void World::endMoment() {
   if (momentDepth_ == 1) {
+    // A bound moved by what no event carries (a link set, a revive) is
+    // reached in a chain of its own.
+    if (boundWatchAt_ < boundWatch_.size())
+      reachBounds(0, 0, ++chains_);
     while (jobAt_ < jobs_.size()) {
       Job job = jobs_[jobAt_++];
       runJob(job);
+      if (boundWatchAt_ < boundWatch_.size())
+        reachBounds(0, 0, ++chains_);
     }
     settleWorldReaders();
     retimeWorldClocks();
@@ -392,8 +400,13 @@ void World::land(uint32_t ei) {
     }
     // Its Depleted or Filled, raised once the change is journaled and its
     // after rules queued (raiseEvent): the cause comes first.
-    if (e.after <= least && e.before > least)
+    if (e.after <= least && e.before > least) {
       e.reached = Id(BuiltinEvent::Depleted);
+      // Its own Depleted, not one more for a bound it read moved.
+      for (size_t k = boundWatchAt_; k < boundWatch_.size(); ++k)
+        if (boundWatch_[k].actor == a && boundWatch_[k].pool == e.pool)
+          boundWatch_[k].aboveLeast = false;
+    }
     else if (int64_t most = poolMost(a, e.pool);
              most != INT64_MAX && e.after >= most && e.before < most)
       e.reached = Id(BuiltinEvent::Filled);
@@ -614,6 +627,10 @@ Refusal World::raiseEvent(uint32_t ei) {
     events_[d].pool = events_[ei].pool;
     if (raiseEvent(d) == Refusal::None && events_[d].kind == Id(BuiltinEvent::Depleted))
       dieOrFall(d);
+  }
+  if (boundWatchAt_ < boundWatch_.size()) {
+    const Event &done = events_[ei];
+    reachBounds(done.source, done.credit, done.chain);
   }
   return Refusal::None;
 }

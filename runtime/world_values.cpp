@@ -456,6 +456,7 @@ void World::settleWorldReaders() {
 
 void World::touch(Handle a) {
   settlePools(a);
+  watchBounds(a);
   ++epoch_;
   if (actor(a) && std::find(touched_.begin(), touched_.end(), a) == touched_.end())
     touched_.push_back(a);
@@ -463,6 +464,42 @@ void World::touch(Handle a) {
     ++ac->epoch;
     ++ac->tagsEpoch;
   }
+}
+
+// Each of a's pools with a bound, as it stands before what its bounds read
+// changes; reachBounds reads them again once the change is done.
+void World::watchBounds(Handle a) {
+  if (!alive(a))
+    return;
+  uint32_t ai = indexOf(a);
+  for (Id p = 0; p < valueCount_; ++p) {
+    size_t i = size_t(ai) * valueCount_ + p;
+    const pack::Value &v = t_->values[p];
+    if (!hasPool_[i] || (v.minBody == kNoId && v.maxBody == kNoId))
+      continue;
+    bool watched = false;
+    for (size_t k = boundWatchAt_; k < boundWatch_.size() && !watched; ++k)
+      watched = boundWatch_[k].actor == a && boundWatch_[k].pool == p;
+    if (!watched)
+      boundWatch_.push_back({a, p, pools_[i] > poolLeast(a, p)});
+  }
+}
+
+// A watched pool its moved bounds leave at its least reaches it: its
+// Depleted, credited as the change that moved them, and the death hearing it.
+void World::reachBounds(Handle source, Handle credit, uint32_t chain) {
+  while (boundWatchAt_ < boundWatch_.size()) {
+    BoundWatch w = boundWatch_[boundWatchAt_++];
+    if (!w.aboveLeast || !alive(w.actor) || poolNow(w.actor, w.pool) > poolLeast(w.actor, w.pool))
+      continue;
+    settlePool(w.actor, w.pool);
+    uint32_t d = newEvent(Id(pack::BuiltinEvent::Depleted), w.actor, source, credit, chain);
+    events_[d].pool = w.pool;
+    if (raiseEvent(d) == Refusal::None)
+      dieOrFall(d);
+  }
+  boundWatch_.clear();
+  boundWatchAt_ = 0;
 }
 
 void World::touchFor(Handle a, Id effect) {

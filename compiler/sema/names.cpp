@@ -229,6 +229,18 @@ void Checker::resolveExpr(ExprId id, const Scope &scope) {
     return;
   }
   case ExprKind::Except: {
+    // STAT: a declared stat, read on its holder or through a member.
+    const Expr &base = tree_.exprs[tree_.exprArgs[e.firstArg]];
+    uint32_t nameAt = base.kind == ExprKind::Member ? base.nameEnd
+                      : base.kind == ExprKind::Path ? base.end - 1
+                                                    : kNone;
+    if (nameAt != kNone && tree_.token(e.file, nameAt).kind == TokenKind::Name) {
+      std::string name(tree_.text(e.file, nameAt));
+      const Decl *decl = decls_.find(Namespace::Value, name);
+      if (decl && decl->kind != RefKind::Stat)
+        diags_.report(DiagKind::WrongKind, tree_.loc(e.file, nameAt), uint32_t(name.size()), name,
+                      refKindWithArticle(decl->kind), "a stat");
+    }
     const Slot tags{0, SlotKind::Refs, RefKind::Tag, e.nameEnd, e.end, kNone};
     eachListItem(tags, e.file, true,
                  [&](uint32_t b, uint32_t en) { resolveRef(tags, e.file, b, en, scope); });

@@ -280,6 +280,10 @@ PackIndex indexPack(const pack::Tables &t) {
   ix.eventCount = uint32_t(t.events.size());
   ix.heardKinds.assign(t.effects.size() * 2 * ix.eventCount, 0);
   ix.kindHeard.assign(2 * ix.eventCount, 0);
+  ix.tagWords = t.tagWords;
+  ix.heardTags.assign(t.effects.size() * 2 * t.tagWords, 0);
+  ix.heardTagRoles.assign(t.effects.size() * 2, 0);
+  ix.tagsHeard.assign(2 * t.tagWords, 0);
   for (pack::Id e = 0; e < t.effects.size(); ++e) {
     const pack::Effect &ef = t.effects[e];
     for (uint32_t r = 0; r < ef.ruleCount; ++r) {
@@ -311,10 +315,17 @@ PackIndex indexPack(const pack::Tables &t) {
                       : f.by.who == pack::Who::Holder       ? PackIndex::kSource
                       : f.credited.who == pack::Who::Holder ? PackIndex::kCredit
                                                             : PackIndex::kAnyRole;
-      uint8_t *kinds = &ix.heardKinds[(size_t(e) * 2 + (before ? 0 : 1)) * ix.eventCount];
-      uint8_t *anyKinds = &ix.kindHeard[(before ? 0 : 1) * ix.eventCount];
+      size_t phase = before ? 0 : 1;
+      if (!f.any && f.event == kNoId && f.tag != kNoId) {
+        ix.heardTags[(size_t(e) * 2 + phase) * t.tagWords + f.tag / 64] |= uint64_t(1) << (f.tag % 64);
+        ix.heardTagRoles[size_t(e) * 2 + phase] |= roles;
+        ix.tagsHeard[phase * t.tagWords + f.tag / 64] |= uint64_t(1) << (f.tag % 64);
+        continue;
+      }
+      uint8_t *kinds = &ix.heardKinds[(size_t(e) * 2 + phase) * ix.eventCount];
+      uint8_t *anyKinds = &ix.kindHeard[phase * ix.eventCount];
       for (uint32_t kind = 0; kind < ix.eventCount; ++kind)
-        if (kind == f.event || f.event == kNoId || f.any || f.tag != kNoId) {
+        if (kind == f.event || f.event == kNoId || f.any) {
           kinds[kind] |= roles;
           anyKinds[kind] = 1;
         }

@@ -59,12 +59,20 @@ struct PackIndex {
   // (effect * 2 + phase) * events + kind: where its holder must stand in an
   // event of that kind for a rule of that phase (0 before; 1 after, ends on,
   // each … removes) to hear it, a mask of the roles below; 0 none may. One
-  // named by a tag or any event may hear every kind.
+  // hearing any event, or naming neither a kind nor a tag, may hear every
+  // kind; one naming a tag alone is kept below.
   enum : uint8_t { kSubject = 1, kSource = 2, kCredit = 4, kAnyRole = 7 };
   std::vector<uint8_t> heardKinds;
+  // A rule named by a tag alone (before Damage) hears only an event carrying
+  // it, of whatever kind: (effect * 2 + phase) * tagWords, the tags its rules
+  // of that phase name so, and heardTagRoles where its holder must stand.
+  uint32_t tagWords = 0;
+  std::vector<uint64_t> heardTags;
+  std::vector<uint8_t> heardTagRoles;
   // phase * events + kind: some effect has a rule of that phase that may
   // hear the kind. Most events (a cost paid, an activation) none may.
   std::vector<uint8_t> kindHeard;
+  std::vector<uint64_t> tagsHeard; // phase * tagWords: what tag rules name
   bool costHeard = false; // a before rule may hear a cost: costs are priced
 };
 

@@ -401,10 +401,28 @@ private:
   enum class Phase : uint8_t { Before, After, Count };
   void candidates(const Event &e, Phase phase, std::vector<uint32_t> &out);
   // The roles (PackIndex::kSubject …) its holder may hear the event in.
-  uint8_t mayHear(Id effect, Phase phase, Id kind) const {
+  uint8_t mayHear(Id effect, Phase phase, const Event &e) const {
     if (phase == Phase::Count)
       return PackIndex::kAnyRole; // hearers_ holds the instances counting events
-    return ix_->heardKinds[(size_t(effect) * 2 + size_t(phase)) * ix_->eventCount + kind];
+    size_t at = size_t(effect) * 2 + size_t(phase);
+    uint8_t roles = ix_->heardKinds[at * ix_->eventCount + e.kind];
+    if (uint8_t tagRoles = ix_->heardTagRoles[at]; tagRoles & ~roles) {
+      const uint64_t *tags = &ix_->heardTags[at * ix_->tagWords];
+      for (uint32_t w = 0; w < ix_->tagWords; ++w)
+        if (tags[w] & e.tags.w[w])
+          return roles | tagRoles;
+    }
+    return roles;
+  }
+  // Some rule of the phase may hear it: its kind, or a tag it carries.
+  bool someoneHears(Phase phase, const Event &e) const {
+    if (ix_->kindHeard[size_t(phase) * ix_->eventCount + e.kind])
+      return true;
+    const uint64_t *tags = &ix_->tagsHeard[size_t(phase) * ix_->tagWords];
+    for (uint32_t w = 0; w < ix_->tagWords; ++w)
+      if (tags[w] & e.tags.w[w])
+        return true;
+    return false;
   }
   void mergeBySeq(std::vector<uint32_t> &out, size_t mid);
   void runJob(const Job &job);

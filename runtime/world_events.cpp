@@ -124,7 +124,7 @@ bool World::hearsKind(const pack::Filter &f, const Event &e) const {
 // order: no sort, no allocation once the scratch lists have grown.
 void World::candidates(const Event &e, Phase phase, std::vector<uint32_t> &out) {
   out.clear();
-  if (phase != Phase::Count && !ix_->kindHeard[size_t(phase) * ix_->eventCount + e.kind])
+  if (phase != Phase::Count && !someoneHears(phase, e))
     return;
   const Handle who[3] = {e.subject, e.source, e.credit};
   for (int k = 0; k < 3; ++k) {
@@ -138,7 +138,7 @@ void World::candidates(const Event &e, Phase phase, std::vector<uint32_t> &out) 
                             (a == who[2] ? PackIndex::kCredit : 0));
     size_t mid = out.size();
     for (const Hearer &h : hearers_[indexOf(a)])
-      if ((mayHear(h.effect, phase, e.kind) & roles) && !ix_->wideEffect[h.effect])
+      if ((mayHear(h.effect, phase, e) & roles) && !ix_->wideEffect[h.effect])
         out.push_back(h.inst);
     mergeBySeq(out, mid);
   }
@@ -152,7 +152,7 @@ void World::candidates(const Event &e, Phase phase, std::vector<uint32_t> &out) 
   for (uint32_t i : wide_)
     if (insts_[i].live && ix_->wideEffect[insts_[i].effect]) {
       wide_[kept++] = i;
-      if (mayHear(insts_[i].effect, phase, e.kind) && !insts_[i].ending && hears(insts_[i].holder))
+      if (mayHear(insts_[i].effect, phase, e) && !insts_[i].ending && hears(insts_[i].holder))
         out.push_back(i);
     }
   wide_.resize(kept);

@@ -83,6 +83,11 @@ uint8_t hears(const Indexed &x, Id effect, int phase, BuiltinEvent kind) {
   return x.index.heardKinds[(size_t(effect) * 2 + phase) * x.index.eventCount + Id(kind)];
 }
 
+bool namesTag(const Indexed &x, Id effect, int phase, pack::BuiltinTag tag) {
+  const uint64_t *w = &x.index.heardTags[(size_t(effect) * 2 + phase) * x.index.tagWords];
+  return (w[Id(tag) / 64] >> (Id(tag) % 64)) & 1;
+}
+
 } // namespace
 
 TEST(PackIndex, ARuleNamingAnEventHearsThatKindAloneInItsPhase) {
@@ -93,12 +98,15 @@ TEST(PackIndex, ARuleNamingAnEventHearsThatKindAloneInItsPhase) {
   EXPECT_FALSE(hears(x, watcher, 0, BuiltinEvent::Activate));
 }
 
-TEST(PackIndex, ARuleNamingATagMayHearEveryKind) {
+TEST(PackIndex, ARuleNamingATagAloneHearsWhatCarriesItOfAnyKind) {
   Indexed x = indexed(kCatalog);
   Id guard = named(x.tables, x.tables.effects, "Guard");
-  EXPECT_TRUE(hears(x, guard, 0, BuiltinEvent::Change));
-  EXPECT_TRUE(hears(x, guard, 0, BuiltinEvent::Apply));
-  EXPECT_FALSE(hears(x, guard, 1, BuiltinEvent::Change));
+  EXPECT_FALSE(hears(x, guard, 0, BuiltinEvent::Change)) << "no kind is named";
+  EXPECT_FALSE(hears(x, guard, 0, BuiltinEvent::Apply));
+  EXPECT_TRUE(namesTag(x, guard, 0, pack::BuiltinTag::Damage));
+  EXPECT_FALSE(namesTag(x, guard, 0, pack::BuiltinTag::Heal));
+  EXPECT_FALSE(namesTag(x, guard, 1, pack::BuiltinTag::Damage)) << "no after rule";
+  EXPECT_EQ(x.index.heardTagRoles[size_t(guard) * 2 + 0], PackIndex::kSubject) << "of holder";
 }
 
 TEST(PackIndex, AKindNoRuleOfAPhaseMayHearIsPassedOverWhole) {
@@ -117,8 +125,11 @@ archetype Dummy
   EXPECT_FALSE(heard(1, BuiltinEvent::Apply));
   EXPECT_FALSE(heard(0, BuiltinEvent::Activate)) << "no before rule at all";
   Indexed tagged = indexed(kCatalog);
-  EXPECT_TRUE(tagged.index.kindHeard[0 * tagged.index.eventCount + Id(BuiltinEvent::Apply)])
-      << "Guard names a tag: any kind may carry it";
+  EXPECT_FALSE(tagged.index.kindHeard[0 * tagged.index.eventCount + Id(BuiltinEvent::Apply)])
+      << "Guard names a tag, no kind";
+  Id damage = Id(pack::BuiltinTag::Damage);
+  EXPECT_TRUE((tagged.index.tagsHeard[0 * tagged.index.tagWords + damage / 64] >> (damage % 64)) & 1)
+      << "an event of any kind carrying Damage may be heard";
 }
 
 TEST(PackIndex, ARuleHearsWhereItsFilterStandsItsHolder) {
@@ -128,8 +139,8 @@ TEST(PackIndex, ARuleHearsWhereItsFilterStandsItsHolder) {
   EXPECT_EQ(hears(x, watcher, 1, BuiltinEvent::Activate), PackIndex::kSubject) << "of holder";
   // Striker's rules, each naming a pool's change by its tag: by holder, its
   // source; naming no one, of holder, its subject.
-  EXPECT_EQ(hears(x, striker, 1, BuiltinEvent::Change), PackIndex::kSource | PackIndex::kSubject);
-  EXPECT_EQ(hears(x, striker, 0, BuiltinEvent::Change), 0);
+  EXPECT_EQ(x.index.heardTagRoles[size_t(striker) * 2 + 1], PackIndex::kSource | PackIndex::kSubject);
+  EXPECT_EQ(x.index.heardTagRoles[size_t(striker) * 2 + 0], 0);
   EXPECT_FALSE(x.index.wideEffect[striker]);
 }
 

@@ -14,6 +14,8 @@ namespace ledger::pack {
 
 using Id = uint32_t;
 inline constexpr Id kNoId = UINT32_MAX;
+// The most portions a change holds: `portions` may declare this many types.
+inline constexpr uint32_t kMaxPortions = 16;
 
 // Built-in events, in this order at the start of the event table; a pool's
 // change is one event kind, Change, named by the tag it carries (Damage, Heal,

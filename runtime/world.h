@@ -141,7 +141,7 @@ public:
   void apiFault(Frame &f, uint32_t code);
 
   static constexpr uint32_t kMaxTagWords = 8;
-  static constexpr uint32_t kMaxPortions = 8;
+  static constexpr uint32_t kMaxPortions = pack::kMaxPortions;
   static constexpr uint32_t kMaxProps = 8;
   static constexpr uint32_t kChainBudget = 1000;
 
@@ -221,6 +221,7 @@ private:
   struct Portion {
     TagBits tags;
     int64_t amount = 0;
+    bool gone = false; // taken by a before rule (a prevent, a convert, a redirect): no longer held
   };
   struct Prop {
     Id first;
@@ -296,6 +297,7 @@ public:
     // An order's grant while no activation carries it yet: its requirements
     // and costs read grant.VAR too.
     Handle grant = 0;
+    bool creditHolder = false; // a before rule's credit holder: a redirect's credit is its holder's
   };
 
 private:
@@ -458,6 +460,7 @@ private:
 
   // ---- actions and orders (world_actions.cpp, world_orders.cpp) ------------------------
   int32_t action(Frame &f, const pack::Action &a, const int64_t *args);
+  bool countsAlike(const pack::Action &a, Id countEvent, Id effect) const;
   void targetsOf(Frame &f, const pack::Action &a, const int64_t *args, std::vector<Handle> &out);
   void query(Frame &f, const pack::Query &q, const int64_t *args, std::vector<int64_t> &out);
   // Orders what a query found by its sort keys, each in turn, ties kept in
@@ -574,6 +577,13 @@ private:
   bool pricing_ = false; // a cost priced: before rules change its amount and nothing else
   std::vector<std::pair<Id, int64_t>> givenVars_;
   std::vector<Handle> eventTargets_; // the moment's Activates' targets
+  // Portions a before rule sent on (redirect), each raised once the change
+  // they left lands: (that change, the part), into events_.
+  std::vector<std::pair<uint32_t, uint32_t>> sentOn_;
+  // A portion taken off a change: its amount 0, its types no longer heard.
+  void takePortion(Event &e, uint32_t p);
+  void stacksFollowAmount(Event *e);
+  void raiseSentOn(uint32_t ei);
   Id rulesName_ = pack::kNoId;       // the effect or ability whose rule's steps run
   // Steps' locals, a stack as rules run inside rules: empty between
   // moments, so a save copies none of it and its copy makes its own.

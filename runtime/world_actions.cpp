@@ -359,6 +359,41 @@ bool World::granted(Handle a, Id ability, Handle *grant, Id usingEffect) {
   return false;
 }
 
+// An Apply's amount is its stacks: a change to the one is to the other.
+void World::stacksFollowAmount(Event *e) {
+  if (e && e->kind == Id(BuiltinEvent::Apply))
+    e->stacks = e->amount;
+}
+
+void World::takePortion(Event &e, uint32_t p) {
+  Portion &gone = e.portions[p];
+  gone.amount = 0;
+  gone.gone = true;
+  // Its types leave the change's tags, but for those a portion still held
+  // or the change itself (Damage, Heal …) carries.
+  TagBits keep;
+  for (BuiltinTag change : {BuiltinTag::Damage, BuiltinTag::Heal, BuiltinTag::Cost, BuiltinTag::Gain,
+                    BuiltinTag::Loss, BuiltinTag::Set})
+    addTags(keep, t_->tags[Id(change)].closure);
+  for (uint32_t q = 0; q < e.portionCount; ++q)
+    if (!e.portions[q].gone)
+      for (uint32_t w = 0; w < t_->tagWords; ++w)
+        keep.w[w] |= e.portions[q].tags.w[w];
+  for (uint32_t w = 0; w < t_->tagWords; ++w)
+    e.tags.w[w] &= ~(gone.tags.w[w] & ~keep.w[w]);
+}
+
+// A duration change naming a count of an event, and a lifetime counting
+// that event: its own (an apply's for N EVENT) or its effect's lasts.
+bool World::countsAlike(const pack::Action &a, Id countEvent, Id effect) const {
+  if (countEvent != kNoId)
+    return a.b == countEvent;
+  const pack::Filter &counted = t_->effects[effect].lasts.countFilter;
+  if (a.b != kNoId)
+    return counted.event == a.b;
+  return counted.tag != kNoId && a.tags && (t_->tagSet(a.tags)[counted.tag / 64] >> (counted.tag % 64)) & 1;
+}
+
 int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
   Scratch<int64_t> scratchTargets(scratchHandles_);
   std::vector<Handle> &targets = *scratchTargets;
@@ -683,11 +718,24 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
                : a.op == ActionOp::AddDuration ? add(left, amount, fault)
                                                : std::min(left, amount);
       };
-      if ((a.flags & kForTurns) && in->turnsLeft >= 0) {
-        in->turnsLeft = std::max<int64_t>(0, change(in->turnsLeft * kOne) / kOne);
-      } else if ((a.flags & kForCount) && in->countLeft >= 0) {
-        in->countLeft = std::max<int64_t>(0, change(in->countLeft * kOne) / kOne);
-      } else if (in->expiresAt >= 0) {
+      // A scale, whatever it counts; else only the unit it names, and a
+      // count only of the event it names.
+      bool scale = a.op == ActionOp::ScaleDuration;
+      // A count scaled is made whole as the change says, up if it says nothing.
+      auto whole = [&](int64_t left) {
+        int64_t v = change(left * kOne);
+        if (scale)
+          v = (a.flags & kRoundFloor)   ? floorWhole(v, fault)
+              : (a.flags & kRoundRound) ? roundWhole(v, fault)
+                                        : ceilWhole(v, fault);
+        return std::max<int64_t>(0, v / kOne);
+      };
+      if ((scale || (a.flags & kForTurns)) && in->turnsLeft >= 0)
+        in->turnsLeft = whole(in->turnsLeft);
+      if ((scale || ((a.flags & kForCount) && countsAlike(a, in->countEvent, in->effect))) &&
+          in->countLeft >= 0)
+        in->countLeft = whole(in->countLeft);
+      if ((scale || !(a.flags & (kForTurns | kForCount))) && in->expiresAt >= 0) {
         int64_t nowOnClock = clockNow(in->holder, in->clock);
         in->expiresAt = nowOnClock + std::max<int64_t>(0, change(in->expiresAt - nowOnClock));
         schedule(indexOf(on));
@@ -714,7 +762,7 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
     int64_t *d = (a.flags & kForTurns)   ? &life.turns
                  : (a.flags & kForCount) ? &life.count
                                          : &life.time;
-    if (*d < 0)
+    if (*d < 0 || (d == &life.count && !countsAlike(a, life.countEvent, hand->effect)))
       return LEDGER_GO;
     if (a.op == ActionOp::AddDuration)
       *d = std::max<int64_t>(0, add(*d, d == &life.time ? amount : truncWhole(amount), fault));
@@ -726,7 +774,9 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
     if (hand) {
       int64_t took = handAmount();
       if (hand->portionCount > 0 && f.portions != ~0u) {
-        eachPortion([](int64_t) { return int64_t(0); });
+        for (uint32_t p = 0; p < hand->portionCount; ++p)
+          if (f.portions >> p & 1)
+            takePortion(*hand, p);
         bool any = false;
         for (uint32_t p = 0; p < hand->portionCount; ++p)
           any |= hand->portions[p].amount != 0;
@@ -740,8 +790,10 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
         hand->amount = 0;
       if (a.resultSlot != kNoId)
         f.c.locals[a.resultSlot] = took;
+      // chain: its later events on the rule's holder, whatever the filter
+      // stands it as (of, by, credited).
       if (a.flags & kChain)
-        preventedChains_.push_back({hand->subject, hand->chain});
+        preventedChains_.push_back({holder, hand->chain});
     }
     return LEDGER_GO;
   case ActionOp::Convert: {
@@ -765,12 +817,21 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
         hand->portions[into] = Portion{};
         addTags(hand->portions[into].tags, t_->tags[a.b].closure);
       }
-      if (into < kMaxPortions)
+      if (into < kMaxPortions) {
         hand->portions[into].amount = add(hand->portions[into].amount, moved, fault);
+        hand->portions[into].gone = false;
+      }
     }
     for (uint32_t p = 0; p < hand->portionCount; ++p)
-      for (uint32_t w = 0; w < t_->tagWords; ++w)
-        hand->tags.w[w] |= hand->portions[p].tags.w[w];
+      if (!hand->portions[p].gone)
+        for (uint32_t w = 0; w < t_->tagWords; ++w)
+          hand->tags.w[w] |= hand->portions[p].tags.w[w];
+    // What it wholly moved is no longer of its old type: the defences after
+    // it read the new types.
+    for (uint32_t p = 0; p < hand->portionCount; ++p)
+      if (hand->portions[p].amount == 0 && !hand->portions[p].gone &&
+          ((hand->portions[p].tags.w[a.a / 64] >> (a.a % 64)) & 1) && p != into)
+        takePortion(*hand, p);
     return LEDGER_GO;
   }
   case ActionOp::Scale: {
@@ -785,8 +846,7 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
     } else if (hand) {
       hand->amount = mul(hand->amount, runBody(a.c, f), fault);
     }
-    if (hand && hand->kind == Id(BuiltinEvent::Apply))
-      hand->stacks = hand->amount;
+    stacksFollowAmount(hand);
     return LEDGER_GO;
   }
   case ActionOp::AddAmount: {
@@ -804,8 +864,14 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
         addTags(hand->portions[into].tags, t_->tags[a.a].closure);
         addTags(hand->tags, t_->tags[a.a].closure);
       }
-      if (into < kMaxPortions)
+      if (into < kMaxPortions) {
         hand->portions[into].amount = add(hand->portions[into].amount, more, fault);
+        if (hand->portions[into].gone) {
+          hand->portions[into].gone = false;
+          for (uint32_t w = 0; w < t_->tagWords; ++w)
+            hand->tags.w[w] |= hand->portions[into].tags.w[w];
+        }
+      }
       return LEDGER_GO;
     }
     bool first = true;
@@ -815,8 +881,7 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
       first = false;
       return add(v, more, fault);
     });
-    if (hand->kind == Id(BuiltinEvent::Apply))
-      hand->stacks = hand->amount;
+    stacksFollowAmount(hand);
     return LEDGER_GO;
   }
   case ActionOp::Reduce: {
@@ -832,6 +897,7 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
     } else if (hand) {
       hand->amount = std::max<int64_t>(0, sub(hand->amount, by, fault));
     }
+    stacksFollowAmount(hand);
     return LEDGER_GO;
   }
   case ActionOp::AtMost: {
@@ -850,6 +916,7 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
         hand->amount = cap;
       }
     }
+    stacksFollowAmount(hand);
     return LEDGER_GO;
   }
   case ActionOp::AtLeast: {
@@ -866,6 +933,7 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
         hand->amount = floor;
       }
     }
+    stacksFollowAmount(hand);
     return LEDGER_GO;
   }
   case ActionOp::SetProp: {
@@ -911,18 +979,48 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
     }
     if (a.resultSlot != kNoId)
       f.c.locals[a.resultSlot] = took;
+    stacksFollowAmount(hand);
     return LEDGER_GO;
   }
-  case ActionOp::Redirect:
+  case ActionOp::Redirect: {
     if (!hand)
       return LEDGER_GO;
+    Handle to = (a.flags & kHasOn) ? args[k++] : 0;
+    // A rule naming some of a change's portions sends those alone on, once
+    // the rest, which the rules after it meet, has landed here.
+    bool part = false;
+    if (hand->portionCount > 0 && f.portions != ~0u)
+      for (uint32_t p = 0; p < hand->portionCount; ++p)
+        part |= !(f.portions >> p & 1) && !hand->portions[p].gone;
+    if (part && !((a.flags & kHasOn) && to == 0)) {
+      uint32_t ei = uint32_t(f.event);
+      uint32_t r = newEvent(hand->kind, hand->subject, hand->source, hand->credit, hand->chain);
+      Event &sent = events_[r];
+      sent = events_[ei];
+      Event &left = events_[ei];
+      for (uint32_t p = 0; p < left.portionCount; ++p) {
+        if (f.portions >> p & 1)
+          takePortion(left, p);
+        else
+          takePortion(sent, p);
+      }
+      if (to)
+        sent.subject = to;
+      else
+        sent.pool = a.a;
+      if (f.creditHolder)
+        sent.credit = f.c.locals[LEDGER_SLOT_CREDIT];
+      sentOn_.push_back({ei, r});
+      return LEDGER_GO;
+    }
     if (a.flags & kHasOn)
-      hand->redirectTo = args[k++];
+      hand->redirectTo = to;
     else
       hand->redirectPool = a.a;
-    if (f.c.locals[LEDGER_SLOT_CREDIT] != insts_[indexOf(f.instance)].credit)
+    if (f.creditHolder)
       hand->credit = f.c.locals[LEDGER_SLOT_CREDIT];
     return LEDGER_GO;
+  }
   }
   return LEDGER_GO;
 }

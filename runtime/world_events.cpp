@@ -23,6 +23,7 @@ void World::beginMoment() {
     jobAt_ = 0;
     oncePerChain_.clear();
     preventedChains_.clear();
+    sentOn_.clear();
     boundWatch_.clear();
     boundWatchAt_ = 0;
   }
@@ -242,7 +243,8 @@ void World::runBefore(uint32_t ei) {
         Frame f = frameFor(i, ei, e.chain);
         order = runBody(ef.orderBody, f);
       }
-      entries.push_back({rule.stage == kNoId ? 0 : rule.stage, order, in.seq, i, ef.rulesBegin + r});
+      // Unstaged rules run before the first stage (docs/readings.md 60).
+      entries.push_back({rule.stage == kNoId ? 0 : rule.stage + 1, order, in.seq, i, ef.rulesBegin + r});
     }
   }
   std::sort(entries.begin(), entries.end(), [](const BeforeEntry &a, const BeforeEntry &b) {
@@ -264,8 +266,10 @@ void World::runBefore(uint32_t ei) {
     if (rule.oncePerChain && !pricing_ && actedInChain(entry.rule, entry.inst, e.chain))
       continue;
     Frame f = frameFor(entry.inst, ei, e.chain);
-    if (rule.creditHolder)
+    if (rule.creditHolder) {
       f.roots[LEDGER_SLOT_CREDIT] = insts_[entry.inst].holder;
+      f.creditHolder = true;
+    }
     // A rule naming a portion's tags acts on those portions alone.
     f.portions = ~0u;
     // Its filter reads the tags of the portions it acts on, not the others'.
@@ -274,6 +278,8 @@ void World::runBefore(uint32_t ei) {
       uint32_t mask = 0;
       heard = TagBits{};
       for (uint32_t p = 0; p < e.portionCount; ++p) {
+        if (e.portions[p].gone)
+          continue; // taken by an earlier rule: no longer held
         TagBits tb = e.portions[p].tags;
         addTags(tb, t_->tags[Id(BuiltinTag::Damage)].closure);
         for (uint32_t w = 0; w < t_->tagWords; ++w)
@@ -563,6 +569,17 @@ void World::journalEvent(const Event &e) {
 
 // One event through the pipeline: refused if blocked, changed by before
 // rules, landed, journaled, its after rules queued.
+// The portions a before rule sent on from a change, each raised as the
+// change it would have been, once the rest has landed.
+void World::raiseSentOn(uint32_t ei) {
+  for (size_t k = 0; k < sentOn_.size(); ++k)
+    if (sentOn_[k].first == ei) {
+      uint32_t part = sentOn_[k].second;
+      sentOn_.erase(sentOn_.begin() + std::ptrdiff_t(k--));
+      raiseEvent(part);
+    }
+}
+
 Refusal World::raiseEvent(uint32_t ei) {
   uint32_t chain = events_[ei].chain;
   // A chain lives within its moment: its count is the moment's.
@@ -612,6 +629,7 @@ Refusal World::raiseEvent(uint32_t ei) {
     journalEvent(e);
     queueAfter(ei);
     countDown(ei); // a count whose filter says prevented hears it
+    raiseSentOn(ei);
     return Refusal::Prevented;
   }
   land(ei);
@@ -632,6 +650,7 @@ Refusal World::raiseEvent(uint32_t ei) {
     const Event &done = events_[ei];
     reachBounds(done.source, done.credit, done.chain);
   }
+  raiseSentOn(ei);
   return Refusal::None;
 }
 

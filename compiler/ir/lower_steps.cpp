@@ -323,6 +323,8 @@ void Lowerer::lowerStep(NodeId n, Step &step, BodyScope &scope) {
       t_.idLists.push_back(tagSet(types[i], true));
     }
     a.listCount = uint32_t(amounts.size());
+    if (amounts.size() > pack::kMaxPortions)
+      notRunYet(n, "a change in more than " + std::to_string(pack::kMaxPortions) + " portions");
     if (tree_.slot(n, "upTo")) {
       a.flags |= kHasUpTo;
       args.push_back(formulaSlot(n, "upTo", scope).expr);

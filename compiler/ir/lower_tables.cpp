@@ -247,6 +247,8 @@ void Lowerer::lowerValues() {
       case FormKind::Portions:
         for (const std::string &p : listItems(n, "tags"))
           portions_.push_back(tagId(p));
+        if (portions_.size() > pack::kMaxPortions)
+          notRunYet(n, "more than " + std::to_string(pack::kMaxPortions) + " portion types");
         break;
       case FormKind::Tags:
         if (tree_.hasFlag(n, "carried"))

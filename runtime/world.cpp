@@ -296,7 +296,14 @@ void World::apiListClose(Frame &) {
 }
 
 int32_t World::apiStep(Frame &f, uint32_t stepId, const int64_t *args) {
+  Handle holder = f.c.locals[LEDGER_SLOT_HOLDER];
+  bool holderAlive = alive(holder);
   int32_t r = action(f, t_->actions[stepId], args);
+  // A step that destroyed the body's holder or caster ends the body: "from
+  // then it does nothing". A body an actor's destroy runs (its effects'
+  // end steps) runs whole.
+  if (holderAlive && !alive(holder))
+    return LEDGER_STOP;
   if (f.instance == 0)
     return r;
   // An instance whose rule the step took off (its own apply replacing it,

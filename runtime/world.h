@@ -88,7 +88,9 @@ public:
                  bool targetsNamed = true);
   Outcome apply(pack::Id effect, int64_t stacks, Handle to, Handle from, const Lifetime &given,
                 const Given &vars);
-  Outcome remove(pack::Id effect, Handle from, int64_t stacks); // stacks 0: whole
+  // The whole effect, or that many stacks, oldest first: 0 takes none.
+  static constexpr int64_t kWhole = INT64_MIN;
+  Outcome remove(pack::Id effect, Handle from, int64_t stacks = kWhole);
   Outcome raise(pack::Id event, Handle of, Handle by);
   Outcome deal(int64_t amount, Handle to, Handle from, pack::TagSet types);
   Outcome setPool(Handle actor, pack::Id pool, int64_t amount);
@@ -584,6 +586,7 @@ private:
   void takePortion(Event &e, uint32_t p);
   void stacksFollowAmount(Event *e);
   void raiseSentOn(uint32_t ei);
+  void runStart(uint32_t eventIndex);
   Id rulesName_ = pack::kNoId;       // the effect or ability whose rule's steps run
   // Steps' locals, a stack as rules run inside rules: empty between
   // moments, so a save copies none of it and its copy makes its own.

@@ -145,7 +145,7 @@ Refusal World::applyTo(Frame *f, Id effect, int64_t stacks, Handle to, Handle so
 
 int64_t World::removeEffect(Id effect, Handle from, int64_t stacks, Id endTag, uint32_t chain,
                             pack::TagSet tags, pack::TagSet unless) {
-  if (!alive(from))
+  if (!alive(from) || (stacks != kWhole && stacks <= 0))
     return 0;
   int64_t taken = 0;
   std::vector<uint32_t> list = held_[indexOf(from)]; // oldest first
@@ -161,7 +161,7 @@ int64_t World::removeEffect(Id effect, Handle from, int64_t stacks, Id endTag, u
       if (!carriesAll(tb, tags) || (unless && carriesAny(tb, unless)))
         continue;
     }
-    if (stacks > 0) {
+    if (stacks != kWhole) {
       stacks -= takeStacks(i, stacks, endTag, chain);
       ++taken;
       if (stacks <= 0)
@@ -320,12 +320,14 @@ void World::destroyActor(Handle h, uint32_t chain) {
   if (raiseEvent(ei) != Refusal::None)
     return;
   touch(h);
-  // What it held is removed, and hears it.
+  // Destroyed from then: what its effects' end steps do reads it so (no
+  // query finds it, nothing lands on it). What it held is removed, and
+  // hears it.
+  actor(h)->live = false;
+  ++epoch_;
   std::vector<uint32_t> list = held_[indexOf(h)];
   for (uint32_t i : list)
     endInstance(i, Id(BuiltinTag::EndGone), chain);
-  actor(h)->live = false;
-  ++epoch_;
 }
 
 bool World::granted(Handle a, Id ability, Handle *grant, Id usingEffect) {
@@ -527,7 +529,7 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
       if (ability > 0 && size_t(ability) <= t_->abilities.size())
         effect = t_->abilities[size_t(ability - 1)].cooldownEffect;
     }
-    int64_t stacks = (a.flags & kHasCount) ? args[k++] : 0;
+    int64_t stacks = (a.flags & kHasCount) ? args[k++] : kWhole;
     uint32_t done = 0, refused = 0;
     bool self = false;
     Id endTag = Id(BuiltinTag::EndRemoved);
@@ -540,13 +542,14 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
         self = which == f.instance;
         if (self)
           endTag = Id(BuiltinTag::EndBroken);
-        if (stacks > 0 && stacks < in->stacks) {
-          touchFor(in->holder, in->effect);
-          in->stacks -= stacks;
-        } else {
+        if (stacks == kWhole) {
           endInstance(indexOf(which), endTag, f.chain);
+          done = 1;
+        } else if (stacks > 0) {
+          takeStacks(indexOf(which), stacks, endTag, f.chain);
+          done = 1;
         }
-        done = 1;
+        self = self && !insts_[indexOf(which)].live;
       }
     } else {
       for (Handle t : targets) {
@@ -603,7 +606,7 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
     targetsOf(f, a, args, targets);
     for (Handle t : targets)
       destroyActor(t, f.chain);
-    return alive(holder) ? LEDGER_GO : LEDGER_STOP;
+    return LEDGER_GO;
   case ActionOp::Revive: {
     targetsOf(f, a, args, targets);
     bool hasAt = a.flags & kHasAmount;
@@ -665,6 +668,11 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
       // Once at each target for an ability taking one; once, whatever at
       // names, for one taking none or a list.
       std::vector<std::vector<Handle>> casts;
+      // A query finding no one casts it at no one: none at all.
+      bool foundNone = targets.empty() && a.query != kNoId &&
+                       t_->queries[a.query].kind != pack::QueryKind::Actor;
+      if (t_->abilities[ab].target == pack::TargetKind::One && foundNone)
+        continue;
       if (t_->abilities[ab].target == pack::TargetKind::One && !targets.empty())
         for (Handle t : targets)
           casts.push_back({t});

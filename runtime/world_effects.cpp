@@ -252,13 +252,25 @@ int64_t World::stackCap(uint32_t inst, const Event &e) {
   return runBody(ef.stack.maxBody, f);
 }
 
-// A new instance goes on, its Apply made by it, and its start rules run.
+// A new instance goes on, its Apply made by it; its start rules run once
+// the Apply is journaled (runStart).
 void World::putOn(Event &e, uint32_t eventIndex) {
   uint32_t i = newInstance(e, eventIndex);
   e.instance = instanceHandle(i);
   e.made = true;
   e.after = insts_[i].stacks;
-  const pack::Effect &ef = t_->effects[e.effect];
+}
+
+// The start rules of the instance an Apply put on, after the Apply is
+// journaled and its after rules queued: the cause comes first.
+void World::runStart(uint32_t eventIndex) {
+  const Event &e = events_[eventIndex];
+  if (e.kind != Id(pack::BuiltinEvent::Apply) || !e.made || !instance(e.instance))
+    return;
+  uint32_t i = indexOf(e.instance);
+  const pack::Effect &ef = t_->effects[insts_[i].effect];
+  if (!ef.ruleCount)
+    return;
   Frame f = frameFor(i, int64_t(eventIndex), e.chain);
   for (uint32_t r = 0; r < ef.ruleCount; ++r)
     if (t_->rules[ef.rulesBegin + r].kind == pack::RuleKind::Start && insts_[i].live)

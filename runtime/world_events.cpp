@@ -639,9 +639,11 @@ Refusal World::raiseEvent(uint32_t ei) {
   journalEvent(landed);
   queueAfter(ei);
   countDown(ei);
-  if (landed.reached != kNoId) {
-    uint32_t d = newEvent(landed.reached, landed.subject, landed.source, landed.credit,
-                          landed.chain);
+  runStart(ei);
+  if (events_[ei].reached != kNoId) {
+    const Event &change = events_[ei];
+    uint32_t d = newEvent(change.reached, change.subject, change.source, change.credit,
+                          change.chain);
     events_[d].pool = events_[ei].pool;
     if (raiseEvent(d) == Refusal::None && events_[d].kind == Id(BuiltinEvent::Depleted))
       dieOrFall(d);

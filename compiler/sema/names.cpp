@@ -262,6 +262,9 @@ bool Checker::namesNoActor(std::string_view label) {
 void Checker::resolveSlots(NodeId n, const Scope &scope) {
   const Node &node = tree_.nodes[n];
   bool assign = node.kind == FormKind::Assign;
+  // self.VAR = F: "VAR: a var the effect declares", as a read's is.
+  if (node.kind == FormKind::StepSelf && scope.inEffect)
+    resolveSelfMember(node.file, node.begin, node.begin + 3, scope);
   for (uint32_t i = 0; i < node.slotCount; ++i) {
     const Slot &slot = tree_.slots[node.firstSlot + i];
     switch (slot.kind) {

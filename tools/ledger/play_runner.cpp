@@ -315,7 +315,7 @@ private:
     case FormKind::PlayRemove:
       step(n);
       last_ = world_->remove(effect(text(n, "effect")), actorPath(n, text(n, "from")),
-                              tree_.slot(n, "stacks") ? number(n, "stacks") : 0);
+                              tree_.slot(n, "stacks") ? number(n, "stacks") : rt::World::kWhole);
       return;
     case FormKind::PlayRaise:
       step(n);

@@ -393,6 +393,8 @@ private:
       checkMakersTagCarried(n);
       break;
     case FormKind::EffectBefore:
+      checkBeforeHearsPrevented(n);
+      [[fallthrough]];
     case FormKind::EffectEndsOn:
     case FormKind::EffectEach:
     case FormKind::PhaseBrokenBy:
@@ -449,6 +451,16 @@ private:
   }
 
   // Enter, Leave and Cross: "each heard by an after rule naming it alone"
+  // A before rule's filter saying `prevented` hears nothing: the before
+  // phase ends at the prevent (a warning, as the reference refuses none).
+  void checkBeforeHearsPrevented(NodeId n) {
+    const Slot *filter = tree_.slot(n, "filter");
+    if (!filter)
+      return;
+    if (const Slot *prevented = tree_.slot(filter->value, "prevented"))
+      reportSlot(DiagKind::BeforeHearsPrevented, filter->value, *prevented);
+  }
+
   void checkAreaEventHeard(NodeId n) {
     const Slot *filter = tree_.slot(n, "filter");
     if (!filter)

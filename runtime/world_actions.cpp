@@ -148,8 +148,9 @@ int64_t World::removeEffect(Id effect, Handle from, int64_t stacks, Id endTag, u
   if (!alive(from) || (stacks != kWhole && stacks <= 0))
     return 0;
   int64_t taken = 0;
-  std::vector<uint32_t> list = held_[indexOf(from)]; // oldest first
-  for (uint32_t i : list) {
+  Scratch<uint32_t> list(scratchIds_);
+  list->assign(held_[indexOf(from)].begin(), held_[indexOf(from)].end()); // oldest first
+  for (uint32_t i : *list) {
     Instance &in = insts_[i];
     if (!in.live)
       continue;
@@ -325,8 +326,9 @@ void World::destroyActor(Handle h, uint32_t chain) {
   // hears it.
   actor(h)->live = false;
   ++epoch_;
-  std::vector<uint32_t> list = held_[indexOf(h)];
-  for (uint32_t i : list)
+  Scratch<uint32_t> list(scratchIds_);
+  list->assign(held_[indexOf(h)].begin(), held_[indexOf(h)].end());
+  for (uint32_t i : *list)
     endInstance(i, Id(BuiltinTag::EndGone), chain);
 }
 
@@ -667,23 +669,24 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
       Id ab = Id(ability - 1);
       // Once at each target for an ability taking one; once, whatever at
       // names, for one taking none or a list.
-      std::vector<std::vector<Handle>> casts;
+      const pack::TargetKind kind = t_->abilities[ab].target;
       // A query finding no one casts it at no one: none at all.
       bool foundNone = targets.empty() && a.query != kNoId &&
                        t_->queries[a.query].kind != pack::QueryKind::Actor;
-      if (t_->abilities[ab].target == pack::TargetKind::One && foundNone)
+      if (kind == pack::TargetKind::One && foundNone)
         continue;
-      if (t_->abilities[ab].target == pack::TargetKind::One && !targets.empty())
-        for (Handle t : targets)
-          casts.push_back({t});
-      else
-        casts.push_back(t_->abilities[ab].target == pack::TargetKind::Many ? targets
-                                                                            : std::vector<Handle>{});
-      for (const std::vector<Handle> &at : casts) {
+      bool eachTarget = kind == pack::TargetKind::One && !targets.empty();
+      Scratch<int64_t> at(scratchHandles_);
+      for (size_t c = 0; c < (eachTarget ? targets.size() : 1); ++c) {
+        at->clear();
+        if (eachTarget)
+          at->push_back(targets[c]);
+        else if (kind == pack::TargetKind::Many)
+          at->assign(targets.begin(), targets.end());
         Outcome o = (a.flags & kAgain) ? Outcome{} : checkProps(ab, g, false);
         if (o.ok())
-          o = check(holder, ab, at, true, a.flags & kFree, a.flags & kNoCooldown, g, &f);
-        Refusal r = o.ok() ? castAbility(&f, holder, ab, at, g, a.flags & kFree,
+          o = check(holder, ab, *at, true, a.flags & kFree, a.flags & kNoCooldown, g, &f);
+        Refusal r = o.ok() ? castAbility(&f, holder, ab, *at, g, a.flags & kFree,
                                          a.flags & kNoCooldown, a.tags, f.chain)
                            : o.refusal;
         if (r == Refusal::None)

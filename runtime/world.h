@@ -436,6 +436,16 @@ private:
   void watchBounds(Handle a);
   void reachBounds(Handle source, Handle credit, uint32_t chain);
   int64_t stackCap(uint32_t inst, const Event &e);
+  void newcomerVars(Id effect, Frame &f, uint32_t givenFrom, uint32_t givenCount);
+  // While a body reads a newcomer with no instance yet (its lasts, its
+  // stronger by), self.stacks reads the stacks it brings.
+  static constexpr int64_t kNoNewcomer = INT64_MIN;
+  int64_t newcomerStacks_ = kNoNewcomer;
+  struct Newcomer {
+    int64_t &slot, saved;
+    Newcomer(int64_t &s, int64_t stacks) : slot(s), saved(s) { slot = stacks; }
+    ~Newcomer() { slot = saved; }
+  };
 
   // ---- events (world_events.cpp) -----------------------------------------------------
   uint32_t newEvent(Id kind, Handle subject, Handle source, Handle credit, uint32_t chain);

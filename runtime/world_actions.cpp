@@ -106,6 +106,12 @@ Refusal World::applyTo(Frame *f, Id effect, int64_t stacks, Handle to, Handle so
       g.event = f->event;
       g.propsEvent = f->propsEvent;
     }
+    // self reads the newcomer: its vars, as it goes on with them, and its stacks.
+    size_t givenFrom = givenVars_.size();
+    givenVars_.insert(givenVars_.end(), vars.values.begin(), vars.values.end());
+    newcomerVars(effect, g, uint32_t(givenFrom), uint32_t(vars.values.size()));
+    givenVars_.resize(givenFrom);
+    Newcomer reading(newcomerStacks_, stacks);
     if (life.time < 0 && ef.lasts.timeBody != kNoId)
       life.time = runBody(ef.lasts.timeBody, g);
     if (life.turns < 0 && ef.lasts.kind == pack::LastsKind::Turns)

@@ -238,6 +238,20 @@ uint32_t World::newInstance(Event &e, uint32_t eventIndex) {
   return i;
 }
 
+// A newcomer's vars, as it would go on with them (its inits, then what the
+// apply gives), where a body reads self with no instance yet: scratchVars_.
+void World::newcomerVars(Id effect, Frame &f, uint32_t givenFrom, uint32_t givenCount) {
+  const pack::Effect &ef = t_->effects[effect];
+  std::fill(scratchVars_.begin(), scratchVars_.end(), 0);
+  for (uint32_t v = 0; v < ef.varCount; ++v) {
+    const pack::Var &var = t_->vars[ef.varsBegin + v];
+    scratchVars_[v] = var.initBody != kNoId ? runBody(var.initBody, f) : 0;
+    for (uint32_t g = 0; g < givenCount; ++g)
+      if (givenVars_[givenFrom + g].first == v)
+        scratchVars_[v] = givenVars_[givenFrom + g].second;
+  }
+}
+
 int64_t World::stackCap(uint32_t inst, const Event &e) {
   const pack::Effect &ef = t_->effects[e.effect];
   if (ef.stack.maxBody == kNoId)
@@ -333,15 +347,8 @@ void World::install(Event &e, uint32_t eventIndex) {
     f.roots[LEDGER_SLOT_HOLDER] = holder;
     f.roots[LEDGER_SLOT_SOURCE] = e.source;
     f.roots[LEDGER_SLOT_CREDIT] = e.credit;
-    // The newcomer's vars, as it would go on with them.
-    std::fill(scratchVars_.begin(), scratchVars_.end(), 0);
-    for (uint32_t v = 0; v < ef.varCount; ++v) {
-      const pack::Var &var = t_->vars[ef.varsBegin + v];
-      scratchVars_[v] = var.initBody != kNoId ? runBody(var.initBody, f) : 0;
-      for (uint32_t g = 0; g < e.varCount; ++g)
-        if (givenVars_[e.varsFrom + g].first == v)
-          scratchVars_[v] = givenVars_[e.varsFrom + g].second;
-    }
+    newcomerVars(e.effect, f, e.varsFrom, e.varCount);
+    Newcomer reading(newcomerStacks_, e.stacks);
     int64_t theirs = runBody(ef.stack.strongerBody, f);
     if (theirs > mine) {
       mode = StackMode::Replace;
@@ -475,7 +482,20 @@ void World::endInstance(uint32_t inst, Id endTag, uint32_t chain) {
   const pack::Effect &ef = t_->effects[in.effect];
   TagBits endTags;
   addTags(endTags, t_->tags[endTag].closure);
-  Frame f = frameFor(inst, -1, chain);
+  // Its Remove, made now and raised once it has come off: its end and
+  // expire steps hold it in hand ("held against its Remove").
+  uint32_t ev = newEvent(Id(pack::BuiltinEvent::Remove), holder, in.source, in.credit, chain);
+  {
+    Event &remove = events_[ev];
+    remove.effect = in.effect;
+    remove.instance = instanceHandle(inst);
+    remove.stacks = in.stacks;
+    remove.amount = in.stacks; // what event.amount reads: the stacks it takes
+    remove.after = 0;
+    addTags(remove.tags, t_->tags[endTag].closure);
+    addTags(remove.tags, t_->effects[in.effect].tags);
+  }
+  Frame f = frameFor(inst, int64_t(ev), chain);
   if (endTag == Id(pack::BuiltinTag::EndExpired))
     for (uint32_t r = 0; r < ef.ruleCount; ++r)
       if (t_->rules[ef.rulesBegin + r].kind == pack::RuleKind::Expire)
@@ -523,15 +543,6 @@ void World::endInstance(uint32_t inst, Id endTag, uint32_t chain) {
       ++ac->epoch;
     ++ac->tagsEpoch;
   }
-  uint32_t ev = newEvent(Id(pack::BuiltinEvent::Remove), holder, still.source, still.credit, chain);
-  Event &remove = events_[ev];
-  remove.effect = still.effect;
-  remove.instance = instanceHandle(inst);
-  remove.stacks = still.stacks;
-  remove.amount = still.stacks; // what event.amount reads: the stacks it takes
-  remove.after = 0;
-  addTags(remove.tags, t_->tags[endTag].closure);
-  addTags(remove.tags, t_->effects[still.effect].tags);
   raiseEvent(ev);
 }
 

@@ -193,7 +193,10 @@ int64_t World::apiRead(Frame &f, uint32_t readId, const int64_t *args) {
   case ReadOp::InstanceField: {
     const Instance *in = instance(args[0]);
     if (!in)
-      return 0;
+      return args[0] == 0 && newcomerStacks_ != kNoNewcomer &&
+                     pack::InstanceField(r.a) == pack::InstanceField::Stacks
+                 ? newcomerStacks_
+                 : 0;
     switch (pack::InstanceField(r.a)) {
     case pack::InstanceField::Stacks:
       return in->stacks;

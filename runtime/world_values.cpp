@@ -49,7 +49,9 @@ bool World::carriesAny(const TagBits &have, pack::TagSet want) const {
 // its holder holds.
 bool World::suspendedBy(const Instance &in, uint32_t suspender) const {
   const Instance &s = insts_[suspender];
-  if (&s == &in || !s.live)
+  // "the holder's other effects": a separate instance of the same effect is
+  // no other effect (docs/readings.md 94, 113).
+  if (&s == &in || !s.live || s.effect == in.effect)
     return false;
   const pack::Effect &se = t_->effects[s.effect];
   if (!se.suspendsAll)

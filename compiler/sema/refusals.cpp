@@ -412,6 +412,10 @@ private:
     case FormKind::BeforeAddDuration:
     case FormKind::BeforeAtMost:
       checkTurnCount(n);
+      checkAreaEventCounted(n);
+      break;
+    case FormKind::EffectBlocks:
+      checkBlocksList(n);
       break;
     default:
       break;
@@ -459,6 +463,44 @@ private:
       return;
     if (const Slot *prevented = tree_.slot(filter->value, "prevented"))
       reportSlot(DiagKind::BeforeHearsPrevented, filter->value, *prevented);
+  }
+
+  // blocks EVENT-OR-TAGS: "an event, or one or more tags an event carries":
+  // an event among several names is neither.
+  void checkBlocksList(NodeId n) {
+    const Slot *what = tree_.slot(n, "what");
+    if (!what)
+      return;
+    std::vector<std::pair<uint32_t, uint32_t>> items;
+    eachItem(n, *what, [&](uint32_t b, uint32_t e) { items.push_back({b, e}); });
+    if (items.size() < 2)
+      return;
+    for (auto [b, e] : items) {
+      std::string name(tree_.span(node(n).file, b, e));
+      const Decl *shared = decls_.find(Namespace::Shared, name);
+      bool event = sema::among(sema::kBuiltinEvents, name) || (shared && shared->kind == RefKind::Event);
+      if (event && !decls_.find(Namespace::Tag, name))
+        report(DiagKind::BlocksEventAmongTags, node(n).file, b, e, name);
+    }
+  }
+
+  // A count of Enter, Leave or Cross (lasts N EVENT, for N EVENT): each "is
+  // heard by an after rule naming it alone".
+  void checkAreaEventCounted(NodeId n) {
+    NodeId owner = n;
+    const Slot *event = tree_.slot(n, "event");
+    if (!event) {
+      const Slot *filter = tree_.slot(n, "filter");
+      if (!filter || filter->value == kNone || !tree_.slot(n, "count"))
+        return;
+      owner = filter->value;
+      event = tree_.slot(owner, "event");
+    }
+    if (!event || !tree_.slot(n, "count"))
+      return;
+    std::string_view name = slotText(owner, *event);
+    if (name == "Enter" || name == "Leave" || name == "Cross")
+      reportSlot(DiagKind::AreaEventHeardByAfter, owner, *event, name);
   }
 
   void checkAreaEventHeard(NodeId n) {

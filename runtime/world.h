@@ -92,7 +92,8 @@ public:
   static constexpr int64_t kWhole = INT64_MIN;
   Outcome remove(pack::Id effect, Handle from, int64_t stacks = kWhole);
   Outcome raise(pack::Id event, Handle of, Handle by);
-  Outcome deal(int64_t amount, Handle to, Handle from, pack::TagSet types);
+  // One change carrying every type named: each a tag's set (its closure).
+  Outcome deal(int64_t amount, Handle to, Handle from, const std::vector<pack::TagSet> &types = {});
   Outcome setPool(Handle actor, pack::Id pool, int64_t amount);
   Outcome destroy(Handle actor);
   Outcome link(Handle actor, pack::Id link, Handle to); // actor 0: a global link

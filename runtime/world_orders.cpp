@@ -457,6 +457,10 @@ Outcome World::remove(Id effect, Handle from, int64_t stacks) {
 }
 
 Outcome World::raise(Id event, Handle of, Handle by) {
+  // One of the content's events: the world's own carry what happened, which
+  // an order has none of.
+  if (event < Id(pack::BuiltinEvent::Count) || event >= t_->events.size())
+    return refused(Refusal::Refused);
   if (!alive(of))
     return refused(Refusal::Gone);
   beginMoment();
@@ -465,14 +469,15 @@ Outcome World::raise(Id event, Handle of, Handle by) {
   return r == Refusal::None || r == Refusal::Prevented ? Outcome{} : refused(r);
 }
 
-Outcome World::deal(int64_t amount, Handle to, Handle from, pack::TagSet types) {
+Outcome World::deal(int64_t amount, Handle to, Handle from, const std::vector<pack::TagSet> &types) {
   if (!alive(to))
     return refused(Refusal::Gone);
   if (t_->damagePool == kNoId || !hasPool(to, t_->damagePool))
     return refused(Refusal::NoPool);
   Portion p;
   p.amount = amount;
-  addTags(p.tags, types);
+  for (pack::TagSet set : types)
+    addTags(p.tags, set);
   beginMoment();
   Refusal r = changePool(nullptr, Id(BuiltinTag::Damage), t_->damagePool, to, from, from, &p, 1,
                          INT64_MAX, ++chains_, {});

@@ -861,8 +861,19 @@ private:
     if (!event)
       return;
     std::string_view name = slotText(n, *event);
-    if (among(kActivationEvents, name) || (step && name == "Resolved"))
+    if (among(kActivationEvents, name) || (step && name == "Resolved")) {
       reportSlot(DiagKind::RaiseActivationEvent, n, *event, name);
+      return;
+    }
+    // The world's own events and a pool's changes carry what happened (an
+    // instance, a pool and an amount): a raise has none to give them.
+    const Decl *shared = decls_.find(Namespace::Shared, std::string(name));
+    bool declaredEvent = shared && shared->kind == RefKind::Event;
+    bool worlds = sema::among(sema::kBuiltinEvents, name) ||
+                  (!declaredEvent && (decls_.find(Namespace::Tag, std::string(name)) ||
+                                      decls_.find(Namespace::Value, std::string(name))));
+    if (worlds)
+      reportSlot(DiagKind::RaiseWorldEvent, n, *event, name);
   }
 
   // repeat: "the count worked out once (at most 1,000)"

@@ -92,8 +92,21 @@ TEST_F(HostApi, OrdersToTheGoneAreRefusedGone) {
   rt::Handle a = w.make(mage);
   ASSERT_TRUE(w.destroy(a).ok());
   EXPECT_EQ(w.act(a, bolt, {}).refusal, rt::Refusal::Gone);
-  EXPECT_EQ(w.deal(5'000'000, a, 0, 0).refusal, rt::Refusal::Gone);
+  EXPECT_EQ(w.deal(5'000'000, a, 0).refusal, rt::Refusal::Gone);
   EXPECT_EQ(w.destroy(a).refusal, rt::Refusal::Gone);
+}
+
+// raise: "orders one of the content's events raised": the world's own carry
+// what happened (an instance, a pool), which a raise hasn't.
+TEST_F(HostApi, ARaiseOfTheWorldsOwnEventIsRefusedAndChangesNothing) {
+  rt::World w(*pack);
+  rt::Handle a = w.make(mage);
+  size_t journal = w.journal().size();
+  for (pack::BuiltinEvent e : {pack::BuiltinEvent::Apply, pack::BuiltinEvent::Depleted,
+                               pack::BuiltinEvent::Change})
+    EXPECT_EQ(w.raise(pack::Id(e), a, 0).refusal, rt::Refusal::Refused);
+  EXPECT_EQ(w.raise(pack::kNoId, a, 0).refusal, rt::Refusal::Refused);
+  EXPECT_EQ(w.journal().size(), journal);
 }
 
 TEST_F(HostApi, ASetOfAPoolItLacksIsRefusedNoPool) {

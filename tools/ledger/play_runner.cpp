@@ -117,23 +117,20 @@ private:
   Id prop(std::string_view n) const {
     return find(n, Id(t_.props.size()), [&](Id i) { return t_.props[i].name; });
   }
-  pack::TagSet tagSetOf(NodeId n, std::string_view label) const {
-    // The closed set of a single tag, or the union the play names.
-    std::vector<Id> tags;
+  // The tags a line names, each as its own set (itself and its ancestors):
+  // an event carries them all.
+  std::vector<pack::TagSet> tagSetsOf(NodeId n, std::string_view label) const {
+    std::vector<pack::TagSet> sets;
     const Node &node = tree_.nodes[n];
     for (const Slot *s : tree_.slotsNamed(n, label))
       tree_.eachItem(node.file, *s, true, [&](uint32_t b, uint32_t e) {
         Id g = tag(tree_.span(node.file, b, e));
         if (g != kNoId)
-          tags.push_back(g);
+          sets.push_back(t_.tags[g].closure);
       });
-    if (tags.empty())
-      return 0;
-    // A tag's own closure set stands for it; several need a set of their own,
-    // which a play's deal names at most once: the first is used, with the
-    // portion's others noted.
-    return t_.tags[tags.front()].closure;
+    return sets;
   }
+
 
   Handle actorNamed(NodeId n, std::string_view name) const {
     auto it = actors_.find(std::string(name));
@@ -326,7 +323,7 @@ private:
       step(n);
       last_ = world_->deal(number(n, "amount"), actorPath(n, text(n, "to")),
                             tree_.slot(n, "from") ? actorPath(n, text(n, "from")) : 0,
-                            tagSetOf(n, "types"));
+                            tagSetsOf(n, "types"));
       return;
     case FormKind::PlaySet: {
       step(n);
@@ -606,7 +603,7 @@ private:
     }
     case FormKind::ExpectEvent: {
       bool no = tree_.hasFlag(n, "no");
-      int64_t count = countEvents(n, tree_.slot(n, "spec")->value, tagSetOf(n, "tagged"));
+      int64_t count = countEvents(n, tree_.slot(n, "spec")->value, tagSetsOf(n, "tagged"));
       if (tree_.slot(n, "times")) {
         int64_t want = number(n, "times") / rt::kOne;
         if (count != want)
@@ -637,7 +634,8 @@ private:
     }
   }
 
-  bool entryMatches(NodeId n, NodeId spec, const rt::JournalEntry &j, pack::TagSet tagged) {
+  bool entryMatches(NodeId n, NodeId spec, const rt::JournalEntry &j,
+                    const std::vector<pack::TagSet> &tagged, const std::vector<pack::TagSet> &specTagged) {
     if (j.fault)
       return false;
     std::string name = text(spec, "event");
@@ -664,8 +662,8 @@ private:
       return false;
     if (!tree_.hasFlag(spec, "landed") && j.prevented)
       return false;
-    for (pack::TagSet set : {tagged, tagSetOf(spec, "tagged")})
-      if (set) {
+    for (const std::vector<pack::TagSet> *sets : {&tagged, &specTagged})
+      for (pack::TagSet set : *sets) {
         const uint64_t *w = t_.tagSet(set);
         for (uint32_t i = 0; i < t_.tagWords; ++i)
           if ((tags[i] & w[i]) != w[i])
@@ -674,18 +672,20 @@ private:
     return true;
   }
 
-  int64_t countEvents(NodeId n, NodeId spec, pack::TagSet tagged) {
+  int64_t countEvents(NodeId n, NodeId spec, const std::vector<pack::TagSet> &tagged) {
     int64_t count = 0;
     const auto &j = world_->journal();
+    std::vector<pack::TagSet> specTagged = tagSetsOf(spec, "tagged");
     for (size_t i = eventMark_; i < j.size(); ++i)
-      count += entryMatches(n, spec, j[i], tagged);
+      count += entryMatches(n, spec, j[i], tagged, specTagged);
     return count;
   }
 
   size_t firstEvent(NodeId n, NodeId spec) {
     const auto &j = world_->journal();
+    std::vector<pack::TagSet> specTagged = tagSetsOf(spec, "tagged");
     for (size_t i = eventMark_; i < j.size(); ++i)
-      if (entryMatches(n, spec, j[i], 0))
+      if (entryMatches(n, spec, j[i], {}, specTagged))
         return i;
     return SIZE_MAX;
   }

@@ -133,6 +133,12 @@ void Checker::checkPlayLine(NodeId n) {
     }
     break;
   }
+  case FormKind::PlaySeed:
+    // "the world's seed": the world the play's steps run in has it from
+    // the start.
+    if (NodeId play = node.parent; play != kNone && tree_.nodes[play].firstChild != n)
+      diags_.report(DiagKind::SeedAfterStep, tree_.loc(file, node.begin), 4);
+    break;
   case FormKind::PlayLink:
   case FormKind::PlayMake:
     checkPlayLinks(n);

@@ -146,6 +146,7 @@ private:
   Scope definitionScope(NodeId n, Scope scope);
   static bool namesForItsBody(FormKind kind);
   void addGivenNames(NodeId n, Scope &scope);
+  void addNamesWithin(NodeId n, Scope &scope);
   void addPlayedName(NodeId n, const char *label, char kind, Scope &scope);
   void checkPlayedNames(NodeId n, const Scope &scope);
   static bool isDefinition(FormKind kind);

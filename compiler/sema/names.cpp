@@ -677,6 +677,16 @@ void Checker::resolveTree(NodeId n, Scope scope) {
   for (NodeId c = node.firstChild; c != kNone; c = tree_.nodes[c].nextSibling) {
     resolveTree(c, body);
     addGivenNames(c, body);
+    // A play's make "names it for the play": one under a repeat too.
+    if (body.inPlay && tree_.nodes[c].kind == FormKind::PlayRepeat)
+      addNamesWithin(c, body);
+  }
+}
+
+void Checker::addNamesWithin(NodeId n, Scope &scope) {
+  for (NodeId c = tree_.nodes[n].firstChild; c != kNone; c = tree_.nodes[c].nextSibling) {
+    addGivenNames(c, scope);
+    addNamesWithin(c, scope);
   }
 }
 

@@ -597,6 +597,11 @@ private:
   void takePortion(Event &e, uint32_t p);
   void stacksFollowAmount(Event *e);
   void raiseSentOn(uint32_t ei);
+  void raiseReached(uint32_t ei);
+  // While a bill is paid, what its costs' landings set off waits for the
+  // last to land ("runs once the last has landed").
+  uint32_t deferReached_ = 0;
+  std::vector<uint32_t> reachedLater_;
   void runStart(uint32_t eventIndex);
   Id rulesName_ = pack::kNoId;       // the effect or ability whose rule's steps run
   // Steps' locals, a stack as rules run inside rules: empty between

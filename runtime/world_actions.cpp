@@ -105,6 +105,9 @@ Refusal World::applyTo(Frame *f, Id effect, int64_t stacks, Handle to, Handle so
     if (f) {
       g.event = f->event;
       g.propsEvent = f->propsEvent;
+      // A cooldown's length reads its order's target and targets.
+      g.roots[LEDGER_SLOT_TARGET] = (f->c.locals ? f->c.locals : f->roots)[LEDGER_SLOT_TARGET];
+      g.targets = f->targets;
     }
     // self reads the newcomer: its vars, as it goes on with them, and its stacks.
     size_t givenFrom = givenVars_.size();

@@ -569,6 +569,15 @@ void World::journalEvent(const Event &e) {
 
 // One event through the pipeline: refused if blocked, changed by before
 // rules, landed, journaled, its after rules queued.
+// The Depleted or Filled a change's landing set off, and the death hearing it.
+void World::raiseReached(uint32_t ei) {
+  const Event &change = events_[ei];
+  uint32_t d = newEvent(change.reached, change.subject, change.source, change.credit, change.chain);
+  events_[d].pool = events_[ei].pool;
+  if (raiseEvent(d) == Refusal::None && events_[d].kind == Id(BuiltinEvent::Depleted))
+    dieOrFall(d);
+}
+
 // The portions a before rule sent on from a change, each raised as the
 // change it would have been, once the rest has landed.
 void World::raiseSentOn(uint32_t ei) {
@@ -641,12 +650,10 @@ Refusal World::raiseEvent(uint32_t ei) {
   countDown(ei);
   runStart(ei);
   if (events_[ei].reached != kNoId) {
-    const Event &change = events_[ei];
-    uint32_t d = newEvent(change.reached, change.subject, change.source, change.credit,
-                          change.chain);
-    events_[d].pool = events_[ei].pool;
-    if (raiseEvent(d) == Refusal::None && events_[d].kind == Id(BuiltinEvent::Depleted))
-      dieOrFall(d);
+    if (deferReached_)
+      reachedLater_.push_back(ei); // a bill's: once its last cost has landed
+    else
+      raiseReached(ei);
   }
   if (boundWatchAt_ < boundWatch_.size()) {
     const Event &done = events_[ei];

@@ -206,8 +206,9 @@ Refusal World::castAbility(Frame *parent, Handle caster, Id ability,
   cf.roots[LEDGER_SLOT_CREDIT] = caster;
   cf.roots[LEDGER_SLOT_TARGET] = targets.empty() ? (ab.target == pack::TargetKind::Self ? caster : 0)
                                                  : targets[0];
-  // Its costs read its grant before its Activate carries it: the one that
-  // will, its own or its chain's.
+  // Its costs read its targets, and its grant before its Activate carries
+  // it: the one that will, its own or its chain's.
+  cf.targets = &targets;
   cf.grant = grant;
   if (!grant && parent && parent->propsEvent >= 0)
     cf.grant = events_[size_t(parent->propsEvent)].grant;
@@ -229,12 +230,23 @@ Refusal World::castAbility(Frame *parent, Handle caster, Id ability,
     // properties its Activate carries.
     Frame pay = parent ? *parent : Frame{};
     pay.propsEvent = ei;
+    size_t reachedFrom = reachedLater_.size();
+    ++deferReached_;
     for (uint32_t c = 0; c < ab.costCount; ++c) {
       Portion p;
       p.amount = (*bill)[2 * c + 1];
       changePool(&pay, Id(BuiltinTag::Cost), t_->costs[ab.costsBegin + c].pool, (*bill)[2 * c],
                  caster, caster, &p, 1, INT64_MAX, chain, {}, true);
     }
+    --deferReached_;
+    // What the costs' landings set off runs once the last has landed.
+    for (size_t k = reachedFrom; k < reachedLater_.size(); ++k)
+      raiseReached(reachedLater_[k]);
+    reachedLater_.resize(reachedFrom);
+    // A caster its own bill destroyed goes off at nothing: "from then it
+    // does nothing" (docs/readings.md 119).
+    if (!alive(caster))
+      return Refusal::None;
   }
   Refusal r = raiseEvent(ei);
   if (r != Refusal::None)
@@ -255,6 +267,9 @@ Refusal World::castAbility(Frame *parent, Handle caster, Id ability,
     cooled.world = this;
     cooled.chain = chain;
     cooled.event = cooled.propsEvent = ei;
+    // and its target and targets, as its costs do (docs/readings.md 77).
+    cooled.roots[LEDGER_SLOT_TARGET] = cf.roots[LEDGER_SLOT_TARGET];
+    cooled.targets = &targets;
     applyTo(&cooled, ab.cooldownEffect, kOne, caster, caster, caster, Lifetime{}, {}, chain,
             nullptr, nullptr);
   }

@@ -152,7 +152,12 @@ Outcome World::check(Handle a, Id ability, const std::vector<Handle> &targets, b
       Handle payer = cost.link != kNoId ? linkOf(a, cost.link) : a;
       if (!alive(payer) || !hasPool(payer, cost.pool))
         return refused(Refusal::NoPool);
-      int64_t amount = price(payer, cost.pool, runBody(cost.amountBody, f), a, ability, f.propsEvent);
+      // A cost its payer blocks can't be paid: the order is refused before
+      // anything moves (docs/readings.md 123).
+      if (costBlocked(payer, cost.pool, a, ability, f.propsEvent))
+        return refused(Refusal::Blocked);
+      int64_t amount = std::max<int64_t>(
+          0, price(payer, cost.pool, runBody(cost.amountBody, f), a, ability, f.propsEvent));
       int64_t have = poolNow(payer, cost.pool) - poolLeast(payer, cost.pool);
       for (size_t k = 0; k < billed->size(); k += 3)
         if ((*billed)[k] == payer && (*billed)[k + 1] == cost.pool)
@@ -223,7 +228,9 @@ Refusal World::castAbility(Frame *parent, Handle caster, Id ability,
       const pack::Cost &cost = t_->costs[ab.costsBegin + c];
       Handle payer = cost.link != kNoId ? linkOf(caster, cost.link) : caster;
       bill->push_back(payer);
-      bill->push_back(price(payer, cost.pool, runBody(cost.amountBody, cf), caster, ability, ei));
+      // A cost below nothing pays nothing (docs/readings.md 123).
+      bill->push_back(std::max<int64_t>(
+          0, price(payer, cost.pool, runBody(cost.amountBody, cf), caster, ability, ei)));
     }
     cf.event = cf.propsEvent = -1;
     // The payments go down the order's chain: its carried tags, and the
@@ -274,6 +281,24 @@ Refusal World::castAbility(Frame *parent, Handle caster, Id ability,
             nullptr, nullptr);
   }
   return Refusal::None;
+}
+
+// Whether what a payer holds blocks a cost, as the change it will be.
+bool World::costBlocked(Handle payer, Id pool, Handle caster, Id ability, int64_t order) {
+  if (blockers_[indexOf(payer)] == 0 && blockers_[indexOf(caster)] == 0)
+    return false;
+  uint32_t ei = newEvent(Id(BuiltinEvent::Change), payer, caster, caster, 0);
+  Event &e = events_[ei];
+  if (order >= 0) {
+    Frame f{};
+    f.propsEvent = order;
+    inheritChain(e, f);
+  }
+  e.pool = pool;
+  e.ability = ability;
+  addTags(e.tags, t_->tags[Id(BuiltinTag::Cost)].closure);
+  addTags(e.tags, t_->abilities[ability].tags);
+  return blocks(events_[ei]);
 }
 
 // A cost as the change it will be: its formula, then the before rules on

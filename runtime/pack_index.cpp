@@ -170,10 +170,6 @@ void classifyStats(const pack::Tables &t, PackIndex &ix) {
       ix.worldDrifts.push_back(v);
     }
   }
-  ix.crossingsByPool = ix.valueCount <= 64 &&
-                       std::all_of(ix.statCache.begin(), ix.statCache.end(), [](PackIndex::StatCache c) {
-                         return c == PackIndex::StatCache::Holder;
-                       });
   ix.driftReadsWorld.assign(ix.valueCount, 0);
   for (Id v : ix.worldDrifts)
     ix.driftReadsWorld[v] = 1;

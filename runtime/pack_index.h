@@ -29,10 +29,6 @@ struct PackIndex {
   enum class StatCache : uint8_t { Holder, World, Never };
   std::vector<StatCache> statCache;
   bool poolsReadWorld = false; // a pool's bounds or drift read more than its holder's stats
-  // A pool's crossing moves only with that pool and its holder's stats: no
-  // pool reads the world, every stat is cached by its holder's changes, and
-  // the values fit a mask. A landing then re-times its own pool's crossing.
-  bool crossingsByPool = false;
   bool clocksReadWorld = false; // a clock's stat reads more than its holder's own values
   // Pools whose drift's rate reads more than their holder's own values: each
   // keeps the rate it read at its anchor until the world moves it.

@@ -358,8 +358,7 @@ private:
   void retimeWorldClocks();
   void touchPool(Handle a, Id pool);
   int64_t poolClock(Handle a, Id pool) const;
-  // Its pools' crossings: those in the mask, each pool by its bit.
-  void schedulePoolBounds(Handle a, uint64_t pools = ~uint64_t(0));
+  void schedulePoolBounds(Handle a);
   void firePoolBound(const Timer &tm);
   void landOnPool(Event &e, Handle a);
   int64_t clampPool(Handle a, Id pool, int64_t amount);
@@ -391,7 +390,7 @@ private:
   int64_t clockNow(Handle a, int32_t clock) const;
   int64_t worldTimeLeft(const Instance &in) const;
   int64_t worldDue(Handle a, int32_t clock, int64_t due) const;
-  void retime(Handle a, uint64_t pools = ~uint64_t(0));
+  void retime(Handle a);
   int32_t clockOfStat(Id stat) const;
   void runTimers(int64_t upTo);
   void fireTimer(const Timer &tm);
@@ -554,9 +553,6 @@ private:
   std::vector<int64_t> everyDue_;
   std::vector<Clock> clocks_;    // actor * PackIndex::clockStats + clock
   std::vector<Handle> touched_;
-  // By actor: the pools whose crossing the moment moved, where a pool's
-  // crossing moves with that pool alone (PackIndex::crossingsByPool).
-  std::vector<uint64_t> poolsMoved_;
   std::vector<Handle> autoActors_; // actors that may hold an auto grant
   std::vector<std::pair<uint64_t, int64_t>> autoFired_; // (actor index, ability) key, the tick it last went off
   bool inAutos_ = false;  // actors whose clocks may have changed rate this moment

@@ -231,7 +231,6 @@ Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32
   held_.emplace_back();
   hearers_.emplace_back();
   blockers_.push_back(0);
-  poolsMoved_.push_back(0);
   // The creator's links as it reads them, its overrides too, unless set.
   if (creator && actor(creator))
     for (size_t l = 0; l < links; ++l)
@@ -317,7 +316,6 @@ Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32
     autoActors_.push_back(h);
   if (std::find(touched_.begin(), touched_.end(), h) == touched_.end())
     touched_.push_back(h);
-  poolsMoved_[i] = ~uint64_t(0); // a new actor's every crossing
   uint32_t ce = newEvent(Id(BuiltinEvent::Create), h, creator, creator ? creator : h, chain);
   addTags(events_[ce].tags, arch.tags);
   raiseEvent(ce);

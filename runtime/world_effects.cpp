@@ -64,10 +64,10 @@ int64_t World::worldDue(Handle a, int32_t clock, int64_t due) const {
 
 // After a moment: a clock whose stat moved keeps what it had run at its old
 // rate and runs at the new one from now, its timers moved to match.
-void World::retime(Handle a, uint64_t pools) {
+void World::retime(Handle a) {
   if (!alive(a))
     return;
-  schedulePoolBounds(a, pools);
+  schedulePoolBounds(a);
   if (ix_->clockStats.empty())
     return;
   size_t base = size_t(indexOf(a)) * ix_->clockStats.size();

@@ -5,7 +5,6 @@
 #include "number.h"
 
 #include <algorithm>
-#include <utility>
 
 namespace ledger::rt {
 
@@ -47,11 +46,8 @@ void World::endMoment() {
     settleWorldReaders();
     retimeWorldClocks();
     // Clocks whose stat moved run at their new rate from here.
-    for (size_t i = 0; i < touched_.size(); ++i) {
-      Handle a = touched_[i];
-      uint64_t moved = actor(a) ? std::exchange(poolsMoved_[indexOf(a)], 0) : ~uint64_t(0);
-      retime(a, moved);
-    }
+    for (size_t i = 0; i < touched_.size(); ++i)
+      retime(touched_[i]);
     touched_.clear();
   }
   --momentDepth_;

@@ -465,7 +465,6 @@ void World::touch(Handle a) {
   if (Actor *ac = actor(a)) {
     ++ac->epoch;
     ++ac->tagsEpoch;
-    poolsMoved_[indexOf(a)] = ~uint64_t(0);
   }
 }
 
@@ -526,8 +525,6 @@ void World::touchPool(Handle a, Id pool) {
   ++epoch_;
   if (actor(a) && std::find(touched_.begin(), touched_.end(), a) == touched_.end())
     touched_.push_back(a);
-  if (actor(a))
-    poolsMoved_[indexOf(a)] |= ix_->crossingsByPool ? uint64_t(1) << pool : ~uint64_t(0);
 }
 
 // A pool's clock: its holder's time, or the world's pace with clock world;
@@ -541,13 +538,13 @@ int64_t World::poolClock(Handle a, Id pool) const {
 
 // Where a pool's drift will reach a bound, a timer at that tick: the Filled
 // or the Depleted comes on the tick it crosses, nothing polled meanwhile.
-void World::schedulePoolBounds(Handle a, uint64_t pools) {
+void World::schedulePoolBounds(Handle a) {
   if (!alive(a))
     return;
   uint32_t ai = indexOf(a);
   for (Id p = 0; p < valueCount_; ++p) {
     size_t i = size_t(ai) * valueCount_ + p;
-    if (!hasPool_[i] || (p < 64 && !((pools >> p) & 1)))
+    if (!hasPool_[i])
       continue;
     const pack::Value &v = t_->values[p];
     if (v.regenStat == kNoId && v.refillEveryTicks <= 0)

@@ -38,7 +38,8 @@ struct Rule {
   std::string whose; // `of X` (also where it says none) or `by X`
   std::vector<std::string> having, unless;
   unsigned changes = 0;
-  bool ordered = false; // its effect says `order`
+  bool ordered = false;   // its effect says `order`
+  bool addsPortion = false; // an `add … as`: a portion it makes or adds to
 };
 
 std::string spanOf(const SyntaxTree &tree, NodeId n, const Slot *slot) {
@@ -54,6 +55,13 @@ std::vector<std::string> listOf(const SyntaxTree &tree, NodeId n, const char *la
   tree.eachItem(file, *slot, true,
                 [&](uint32_t b, uint32_t e) { items.emplace_back(tree.span(file, b, e)); });
   return items;
+}
+
+bool addsAs(const SyntaxTree &tree, NodeId n) {
+  for (NodeId c = tree.nodes[n].firstChild; c != kNone; c = tree.nodes[c].nextSibling)
+    if ((tree.nodes[c].kind == FormKind::BeforeAdd && tree.slot(c, "as")) || addsAs(tree, c))
+      return true;
+  return false;
 }
 
 unsigned classify(const SyntaxTree &tree, NodeId rule) {
@@ -147,6 +155,24 @@ bool mayHearOneEvent(const Rule &a, const Rule &b) {
   return !shares(a.having, b.unless) && !shares(b.having, a.unless);
 }
 
+// Two rules each naming their own portion of a change ("acts on that portion
+// alone"), neither making or moving a portion, change what the other meets
+// not at all.
+bool ownPortions(const Rule &a, const Rule &b, const std::vector<std::string> &portions) {
+  constexpr unsigned kWithinPortion = Prevents | Scales | Adds | Amount;
+  if (((a.changes | b.changes) & ~kWithinPortion) != 0 || a.addsPortion || b.addsPortion)
+    return false;
+  auto named = [&](const Rule &r) {
+    std::vector<std::string> out;
+    for (const std::string &t : r.having)
+      if (std::find(portions.begin(), portions.end(), t) != portions.end())
+        out.push_back(t);
+    return out;
+  };
+  std::vector<std::string> pa = named(a), pb = named(b);
+  return !pa.empty() && !pb.empty() && !shares(pa, pb);
+}
+
 // Whether running them the other way round could change the result.
 bool orderMatters(const Rule &a, const Rule &b) {
   unsigned both = a.changes | b.changes;
@@ -165,6 +191,11 @@ bool orderMatters(const Rule &a, const Rule &b) {
 } // namespace
 
 void checkStageOrder(const SyntaxTree &tree, const Declarations &decls, DiagnosticEngine &diags) {
+  std::vector<std::string> portions;
+  for (NodeId n = 0; n < tree.nodes.size(); ++n)
+    if (tree.nodes[n].kind == FormKind::Portions)
+      for (std::string &t : listOf(tree, n, "tags"))
+        portions.push_back(std::move(t));
   std::vector<Rule> rules;
   for (const auto &[name, decl] : decls.byNamespace[size_t(Namespace::Effect)]) {
     bool ordered = false;
@@ -191,7 +222,7 @@ void checkStageOrder(const SyntaxTree &tree, const Declarations &decls, Diagnost
       std::string pool = heard == Heard::Pool ? event : spanOf(tree, filter, tree.slot(filter, "pool"));
       rules.push_back({b, name, spanOf(tree, b, tree.slot(b, "stage")), event, heard, pool, whose,
                        listOf(tree, filter, "having"), listOf(tree, filter, "unless"),
-                       classify(tree, b), ordered});
+                       classify(tree, b), ordered, addsAs(tree, b)});
     }
   }
   // In catalog order, so each clash is said at the later rule.
@@ -209,7 +240,7 @@ void checkStageOrder(const SyntaxTree &tree, const Declarations &decls, Diagnost
       // One effect's rules run in the order it writes them.
       if (a.effect == b.effect || a.stage != b.stage || (a.ordered && b.ordered))
         continue;
-      if (!mayHearOneEvent(a, b) || !orderMatters(a, b))
+      if (!mayHearOneEvent(a, b) || !orderMatters(a, b) || ownPortions(a, b, portions))
         continue;
       const Node &later = tree.nodes[b.node];
       const Node &earlier = tree.nodes[a.node];

@@ -310,6 +310,9 @@ private:
       break;
     case FormKind::AbilityCost:
       checkUpfront(n);
+      if (const Slot *link = tree_.slot(n, "link"); link && isGlobalLink(slotText(n, *link)))
+        reportSlot(DiagKind::GlobalLinkOfActor, n, *link, slotText(n, *link),
+                   "a cost is paid by the actor a link of its holder names");
       break;
     case FormKind::AbilityOffCast:
       checkOffCast(n);
@@ -343,6 +346,24 @@ private:
     case FormKind::PlayRaise:
       checkRaise(n, false);
       break;
+    case FormKind::StepSetLink:
+      if (const Slot *link = tree_.slot(n, "link");
+          link && tree_.slot(n, "on") && isGlobalLink(slotText(n, *link)))
+        reportSlot(DiagKind::GlobalLinkOfActor, n, *link, slotText(n, *link),
+                   "it is set with no `on`");
+      break;
+    case FormKind::Turn:
+      if (const Slot *event = tree_.slot(n, "event");
+          event && sema::among(sema::kBuiltinEvents, slotText(n, *event)))
+        reportSlot(DiagKind::TurnIsWorldEvent, n, *event, slotText(n, *event));
+      break;
+    case FormKind::BeforeRedirect:
+      if (const Slot *to = tree_.slot(n, "to")) {
+        const Decl *value = decls_.find(Namespace::Value, std::string(slotText(n, *to)));
+        if (value && value->kind == RefKind::Stat)
+          reportSlot(DiagKind::RedirectToStat, n, *to, slotText(n, *to));
+      }
+      break;
     case FormKind::StepCast:
       checkEndTags(n, "tagged");
       checkStepNames(n);
@@ -363,6 +384,12 @@ private:
     case FormKind::BeforePrevent:
     case FormKind::BeforeAbsorb:
       checkStepNames(n);
+      if (node(n).kind == FormKind::StepCreate)
+        for (const Slot *assign : tree_.slotsNamed(n, "assign"))
+          if (const Slot *name = tree_.slot(assign->value, "name");
+              name && isGlobalLink(slotText(assign->value, *name)))
+            reportSlot(DiagKind::GlobalLinkOfActor, assign->value, *name,
+                       slotText(assign->value, *name), "what a create makes takes no link of it");
       break;
     case FormKind::Filter:
       checkFilterWords(n);
@@ -455,6 +482,12 @@ private:
   }
 
   // Enter, Leave and Cross: "each heard by an after rule naming it alone"
+  bool isGlobalLink(std::string_view name) const {
+    const Decl *decl = decls_.find(Namespace::Shared, std::string(name));
+    return decl && decl->kind == RefKind::Link && decl->node != kNone &&
+           tree_.hasFlag(decl->node, "global");
+  }
+
   // A before rule's filter saying `prevented` hears nothing: the before
   // phase ends at the prevent (a warning, as the reference refuses none).
   void checkBeforeHearsPrevented(NodeId n) {

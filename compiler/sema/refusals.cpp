@@ -352,6 +352,10 @@ private:
         reportSlot(DiagKind::GlobalLinkOfActor, n, *link, slotText(n, *link),
                    "it is set with no `on`");
       break;
+    case FormKind::StepElse:
+      if (node(n).parent != kNone)
+        checkElse(n);
+      break;
     case FormKind::Turn:
       if (const Slot *event = tree_.slot(n, "event");
           event && sema::among(sema::kBuiltinEvents, slotText(n, *event)))
@@ -384,6 +388,8 @@ private:
     case FormKind::BeforePrevent:
     case FormKind::BeforeAbsorb:
       checkStepNames(n);
+      if (node(n).kind == FormKind::StepRemove)
+        checkRemoveSelf(n);
       if (node(n).kind == FormKind::StepCreate)
         for (const Slot *assign : tree_.slotsNamed(n, "assign"))
           if (const Slot *name = tree_.slot(assign->value, "name");
@@ -482,6 +488,33 @@ private:
   }
 
   // Enter, Leave and Cross: "each heard by an after rule naming it alone"
+  // remove self: "self (the instance running the rule)", in an effect's
+  // lines; an ability runs in none.
+  void checkRemoveSelf(NodeId n) {
+    const Slot *what = tree_.slot(n, "what");
+    if (!what || slotText(n, *what) != "self")
+      return;
+    for (NodeId p = node(n).parent; p != kNone; p = node(p).parent) {
+      if (node(p).kind == FormKind::Effect)
+        return;
+      if (node(p).kind == FormKind::Ability) {
+        reportSlot(DiagKind::RootOutOfPlace, n, *what, "self",
+                   "in an effect's lines, the instance running the rule (and self.beats in a "
+                   "channel's)");
+        return;
+      }
+    }
+  }
+
+  // else: "after an if: the steps under it run otherwise".
+  void checkElse(NodeId n) {
+    NodeId before = kNone;
+    for (NodeId c = node(node(n).parent).firstChild; c != n && c != kNone; c = node(c).nextSibling)
+      before = c;
+    if (before == kNone || node(before).kind != FormKind::StepIf)
+      reportLine(DiagKind::ElseWithoutIf, n);
+  }
+
   bool isGlobalLink(std::string_view name) const {
     const Decl *decl = decls_.find(Namespace::Shared, std::string(name));
     return decl && decl->kind == RefKind::Link && decl->node != kNone &&

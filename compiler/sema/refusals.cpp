@@ -449,6 +449,10 @@ private:
       break;
     case FormKind::EffectBlocks:
       checkBlocksList(n);
+      // from WHO: "from whom: enemies, others, allies or anyone".
+      if (const Slot *from = tree_.slot(n, "from"); from && from->value != kNone)
+        if (const Slot *actor = tree_.slot(from->value, "actor"))
+          reportSlot(DiagKind::BlocksFromActor, from->value, *actor, slotText(from->value, *actor));
       break;
     default:
       break;
@@ -634,7 +638,12 @@ private:
       std::vector<std::string_view> tags;
       eachItem(n, *a,
                [&](uint32_t b, uint32_t e) { tags.push_back(tree_.span(node(n).file, b, e)); });
-      if (tags.size() < 2)
+      // a set: a tag named twice is one of it
+      std::vector<std::string_view> distinct;
+      for (std::string_view t : tags)
+        if (std::find(distinct.begin(), distinct.end(), t) == distinct.end())
+          distinct.push_back(t);
+      if (distinct.size() < 2)
         reportSlot(DiagKind::PropAmongOne, n, *a);
       if (dflt) {
         std::string_view d = slotText(n, *dflt);
@@ -660,6 +669,19 @@ private:
     if (lo && hi && *lo > *hi) {
       reportSlot(DiagKind::PropRangeEmpty, n, *mx, slotText(n, *mn), slotText(n, *mx));
       return;
+    }
+    // whole: no whole number between them is as empty a range.
+    if (lo && hi && tree_.hasFlag(n, "whole")) {
+      auto ceilWhole = [](int64_t raw) {
+        return raw >= 0 ? (raw + Fixed::kScale - 1) / Fixed::kScale : -((-raw) / Fixed::kScale);
+      };
+      auto floorWhole = [](int64_t raw) {
+        return raw >= 0 ? raw / Fixed::kScale : -((-raw + Fixed::kScale - 1) / Fixed::kScale);
+      };
+      if (ceilWhole(lo->raw) > floorWhole(hi->raw)) {
+        reportSlot(DiagKind::PropRangeNoWhole, n, *mx, slotText(n, *mn), slotText(n, *mx));
+        return;
+      }
     }
     if (d && ((lo && *d < *lo) || (hi && *d > *hi)))
       reportSlot(DiagKind::PropDefaultOutOfRange, n, *dflt, slotText(n, *dflt));

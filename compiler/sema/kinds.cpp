@@ -266,6 +266,16 @@ void Checker::checkKinds(NodeId n, const Scope &scope) {
   // A let names what it is given, and a self var is set as its kind says.
   bool anyKind = node.kind == FormKind::StepLet || node.kind == FormKind::Assign ||
                  node.kind == FormKind::StepSelf || node.kind == FormKind::EffectVar;
+  // event.PROP = F: a tag for a property among or under tags, else a number.
+  if (node.kind == FormKind::BeforeEvent)
+    if (const Slot *value = tree_.slot(n, "value")) {
+      const Decl *prop = decls_.find(Namespace::Shared, slotText(n, "prop"));
+      bool tagged = prop && prop->kind == RefKind::Prop && prop->node != kNone &&
+                    (tree_.slot(prop->node, "under") || tree_.slot(prop->node, "among"));
+      checkArithmetic(value->value, scope);
+      wantKind(value->value, tagged ? ValueKind::Tag : ValueKind::Number, scope);
+      return;
+    }
   // A link override points its link at an actor.
   if (node.kind == FormKind::EffectLinkOverride)
     if (const Slot *amount = tree_.slot(n, "amount")) {

@@ -506,6 +506,7 @@ private:
   Refusal changePool(Frame *f, Id kind, Id pool, Handle to, Handle source, Handle credit,
                      const Portion *portions, uint32_t count, int64_t upTo, uint32_t chain,
                      const Given &props, bool priced = false);
+  uint32_t costEvent(Handle payer, Id pool, Handle caster, Id ability, int64_t order);
   bool costBlocked(Handle payer, Id pool, Handle caster, Id ability, int64_t order);
   int64_t price(Handle payer, Id pool, int64_t amount, Handle caster, Id ability, int64_t order);
   int64_t removeEffect(Id effect, Handle from, int64_t stacks, Id endTag, uint32_t chain,

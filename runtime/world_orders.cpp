@@ -283,10 +283,9 @@ Refusal World::castAbility(Frame *parent, Handle caster, Id ability,
   return Refusal::None;
 }
 
-// Whether what a payer holds blocks a cost, as the change it will be.
-bool World::costBlocked(Handle payer, Id pool, Handle caster, Id ability, int64_t order) {
-  if (blockers_[indexOf(payer)] == 0 && blockers_[indexOf(caster)] == 0)
-    return false;
+// A cost as the change it will be, raised by no one: it carries the order's
+// properties and tags, as its payment will.
+uint32_t World::costEvent(Handle payer, Id pool, Handle caster, Id ability, int64_t order) {
   uint32_t ei = newEvent(Id(BuiltinEvent::Change), payer, caster, caster, 0);
   Event &e = events_[ei];
   if (order >= 0) {
@@ -298,7 +297,14 @@ bool World::costBlocked(Handle payer, Id pool, Handle caster, Id ability, int64_
   e.ability = ability;
   addTags(e.tags, t_->tags[Id(BuiltinTag::Cost)].closure);
   addTags(e.tags, t_->abilities[ability].tags);
-  return blocks(events_[ei]);
+  return ei;
+}
+
+// Whether what a payer holds blocks a cost.
+bool World::costBlocked(Handle payer, Id pool, Handle caster, Id ability, int64_t order) {
+  if (blockers_[indexOf(payer)] == 0 && blockers_[indexOf(caster)] == 0)
+    return false;
+  return blocks(events_[costEvent(payer, pool, caster, ability, order)]);
 }
 
 // A cost as the change it will be: its formula, then the before rules on
@@ -307,20 +313,10 @@ int64_t World::price(Handle payer, Id pool, int64_t amount, Handle caster, Id ab
                      int64_t order) {
   if (!ix_->costHeard)
     return amount;
-  uint32_t ei = newEvent(Id(BuiltinEvent::Change), payer, caster, caster, 0);
+  uint32_t ei = costEvent(payer, pool, caster, ability, order);
   Event &e = events_[ei];
-  // It carries the order's properties, as its payment will.
-  if (order >= 0) {
-    Frame f{};
-    f.propsEvent = order;
-    inheritChain(e, f);
-  }
-  e.pool = pool;
   e.amount = amount;
   e.sent = amount;
-  e.ability = ability;
-  addTags(e.tags, t_->tags[Id(BuiltinTag::Cost)].closure);
-  addTags(e.tags, t_->abilities[ability].tags);
   bool was = pricing_;
   pricing_ = true;
   runBefore(ei);

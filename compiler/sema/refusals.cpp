@@ -554,18 +554,24 @@ private:
     }
   }
 
+  // The event a count counts: an apply's `for N EVENT`, a duration change's,
+  // or a lasts' filter; owner is the node holding its slot.
+  const Slot *countedEvent(NodeId n, NodeId &owner) const {
+    owner = n;
+    if (const Slot *event = tree_.slot(n, "event"))
+      return event;
+    const Slot *filter = tree_.slot(n, "filter");
+    if (!filter || filter->value == kNone || !tree_.slot(n, "count"))
+      return nullptr;
+    owner = filter->value;
+    return tree_.slot(owner, "event");
+  }
+
   // A count of Enter, Leave or Cross (lasts N EVENT, for N EVENT): each "is
   // heard by an after rule naming it alone".
   void checkAreaEventCounted(NodeId n) {
     NodeId owner = n;
-    const Slot *event = tree_.slot(n, "event");
-    if (!event) {
-      const Slot *filter = tree_.slot(n, "filter");
-      if (!filter || filter->value == kNone || !tree_.slot(n, "count"))
-        return;
-      owner = filter->value;
-      event = tree_.slot(owner, "event");
-    }
+    const Slot *event = countedEvent(n, owner);
     if (!event || !tree_.slot(n, "count"))
       return;
     std::string_view name = slotText(owner, *event);
@@ -1090,15 +1096,8 @@ private:
     std::string_view turn = turnEvent();
     if (turn.empty())
       return;
-    const Slot *event = tree_.slot(n, "event");
     NodeId owner = n;
-    if (!event) {
-      const Slot *filter = tree_.slot(n, "filter");
-      if (!filter || filter->value == kNone || !tree_.slot(n, "count"))
-        return;
-      owner = filter->value;
-      event = tree_.slot(owner, "event");
-    }
+    const Slot *event = countedEvent(n, owner);
     if (event && slotText(owner, *event) == turn)
       reportSlot(DiagKind::TurnCountedByName, owner, *event, turn);
   }

@@ -567,8 +567,6 @@ void World::journalEvent(const Event &e) {
   record(j, e.tags.w, nullptr);
 }
 
-// One event through the pipeline: refused if blocked, changed by before
-// rules, landed, journaled, its after rules queued.
 // The Depleted or Filled a change's landing set off, and the death hearing it.
 void World::raiseReached(uint32_t ei) {
   const Event &change = events_[ei];
@@ -589,6 +587,8 @@ void World::raiseSentOn(uint32_t ei) {
     }
 }
 
+// One event through the pipeline: refused if blocked, changed by before
+// rules, landed, journaled, its after rules queued.
 Refusal World::raiseEvent(uint32_t ei) {
   uint32_t chain = events_[ei].chain;
   // A chain lives within its moment: its count is the moment's.
@@ -632,6 +632,7 @@ Refusal World::raiseEvent(uint32_t ei) {
     re.redirectTo = 0;
     re.redirectPool = kNoId;
     re.prevented = false;
+    raiseSentOn(ei);
     return raiseEvent(r);
   }
   if (e.prevented) {
@@ -643,8 +644,11 @@ Refusal World::raiseEvent(uint32_t ei) {
   }
   land(ei);
   Event &landed = events_[ei];
-  if (landed.refusal != Refusal::None)
-    return landed.refusal;
+  if (landed.refusal != Refusal::None) {
+    Refusal refusal = landed.refusal;
+    raiseSentOn(ei); // what a rule sent on goes, whatever the rest meets here
+    return refusal;
+  }
   journalEvent(landed);
   queueAfter(ei);
   countDown(ei);

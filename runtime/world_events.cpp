@@ -432,6 +432,13 @@ void World::land(uint32_t ei) {
     install(e, ei);
     return;
   default:
+    // A content event of an actor destroyed is refused as a change to it is
+    // (docs/readings.md 125); the world's own (a Remove, a Destroy) still
+    // tell of it.
+    if (e.kind >= Id(BuiltinEvent::Count) && e.subject != 0 && !alive(e.subject)) {
+      e.refusal = Refusal::Gone;
+      return;
+    }
     if (e.kind == t_->turnEvent && e.kind != kNoId)
       turnTaken(e.subject, e.chain);
     return;

@@ -378,12 +378,14 @@ enum class ReadOp : uint8_t {
   EventTags,      // 1 if it carries every tag of `tags` (a = 0) or any (a = 1)
   EventPrevented, // 1 if a before rule prevented it
   Relation,       // args: who, holder; a = Who: 1 if who stands so to the holder
+  // args: who, holder; a = Who: 1 if a target the activation the event
+  // descends from named is who (Holder, Actor) or stands so to the holder
+  EventTargeting,
 };
 
 enum class EventField : uint8_t { Amount, Sent, Landed, Overflow, Before, After, X };
 // Target: an activation's target; any other event's, its subject.
-// Targeted: the target the activation an event descends from named.
-enum class EventRole : uint8_t { Subject, Source, Credit, Ability, Instance, Grant, Target, Targeted };
+enum class EventRole : uint8_t { Subject, Source, Credit, Ability, Instance, Grant, Target };
 enum class InstanceField : uint8_t { Stacks, Remaining, Elapsed, Source, Credit, Holder, Suspended };
 
 struct Read {
@@ -485,6 +487,7 @@ enum ActionFlag : uint32_t {
   kHasAs = 1u << 19,
   kGranted = 1u << 20, // cast granted: the rule's effect's grants, having c's tags
   kAgain = 1u << 21,   // cast event.ability again
+  kTagInVar = 1u << 22, // convert's b, add's a: the index of the var holding the tag
 };
 } // namespace flags
 using namespace flags;

@@ -271,7 +271,8 @@ private:
     Handle grant = 0;    // the instance whose grant the chain's activation used
     Handle target = 0;   // Activate: the target its order named first
     uint32_t targetsAt = 0, targetCount = 0; // Activate: all it named, in eventTargets_
-    Handle targeted = 0; // the target of the activation it descends from
+    // The targets the activation it descends from named, in eventTargets_.
+    uint32_t targetedAt = 0, targetedCount = 0;
     Handle redirectTo = 0;
     Id redirectPool = pack::kNoId;
   };
@@ -456,6 +457,11 @@ private:
   bool whoMatches(const pack::WhoClause &w, Handle who, Handle holder, uint32_t inst);
   bool allies(Handle a, Handle b) const;
   bool enemies(Handle a, Handle b) const;
+  // Whether who stands to the holder as a filter's anyone, enemies, allies,
+  // other allies or others says.
+  bool related(pack::Who relation, Handle who, Handle holder) const;
+  // Whether the activation an event descends from named the actor.
+  bool targeted(const Event &e, Handle actor) const;
   void runBefore(uint32_t eventIndex);
   void land(uint32_t eventIndex);
   void queueAfter(uint32_t eventIndex);
@@ -475,6 +481,8 @@ private:
   int32_t action(Frame &f, const pack::Action &a, const int64_t *args);
   bool countsAlike(const pack::Action &a, Id countEvent, Id effect) const;
   void targetsOf(Frame &f, const pack::Action &a, const int64_t *args, std::vector<Handle> &out);
+  // A change's type: the tag the action names, or the one its var holds.
+  Id tagOf(const Frame &f, const pack::Action &a, Id named) const;
   void query(Frame &f, const pack::Query &q, const int64_t *args, std::vector<int64_t> &out);
   // Orders what a query found by its sort keys, each in turn, ties kept in
   // the order found: a tag's holders first, newest or oldest by when it went

@@ -22,6 +22,15 @@ void World::targetsOf(Frame &f, const pack::Action &a, const int64_t *args,
     query(f, t_->queries[a.query], args, out);
 }
 
+pack::Id World::tagOf(const Frame &f, const pack::Action &a, Id named) const {
+  if (!(a.flags & kTagInVar))
+    return named;
+  if (named == kNoId || !f.c.vars)
+    return kNoId;
+  int64_t tag = f.c.vars[named]; // a tag value: its id + 1, 0 none
+  return tag > 0 && uint64_t(tag) <= t_->tags.size() ? Id(tag - 1) : kNoId;
+}
+
 // A property an event carries, set over any it had.
 void World::setProp(Event &e, Id prop, int64_t v) {
   for (uint32_t p = 0; p < e.propCount; ++p)
@@ -52,7 +61,8 @@ void World::inheritChain(Event &e, const Frame &f) const {
   e.propCount = pe.propCount;
   std::copy(pe.props.items, pe.props.items + pe.propCount, e.props.items);
   e.grant = pe.grant;
-  e.targeted = pe.targeted;
+  e.targetedAt = pe.targetedAt;
+  e.targetedCount = pe.targetedCount;
 }
 
 Refusal World::changePool(Frame *f, Id tag, Id pool, Handle to, Handle source, Handle credit,
@@ -817,11 +827,12 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
     }
     return LEDGER_GO;
   case ActionOp::Convert: {
-    if (!hand)
+    Id to = tagOf(f, a, a.b);
+    if (!hand || to == kNoId)
       return LEDGER_GO;
     uint32_t into = kMaxPortions;
     for (uint32_t p = 0; p < hand->portionCount; ++p)
-      if ((hand->portions[p].tags.w[a.b / 64] >> (a.b % 64)) & 1)
+      if ((hand->portions[p].tags.w[to / 64] >> (to % 64)) & 1)
         into = p;
     for (uint32_t p = 0; p < hand->portionCount; ++p) {
       Portion &from = hand->portions[p];
@@ -835,7 +846,7 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
       if (into == kMaxPortions && hand->portionCount < kMaxPortions) {
         into = hand->portionCount++;
         hand->portions[into] = Portion{};
-        addTags(hand->portions[into].tags, t_->tags[a.b].closure);
+        addTags(hand->portions[into].tags, t_->tags[to].closure);
       }
       if (into < kMaxPortions) {
         hand->portions[into].amount = add(hand->portions[into].amount, moved, fault);
@@ -873,16 +884,18 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
     int64_t more = args[k++];
     if (!hand)
       return LEDGER_GO;
-    if (a.a != kNoId && hand->portionCount > 0) {
+    // A tag var holding no tag adds as a plain add does.
+    Id as = tagOf(f, a, a.a);
+    if (as != kNoId && hand->portionCount > 0) {
       uint32_t into = kMaxPortions;
       for (uint32_t p = 0; p < hand->portionCount; ++p)
-        if ((hand->portions[p].tags.w[a.a / 64] >> (a.a % 64)) & 1)
+        if ((hand->portions[p].tags.w[as / 64] >> (as % 64)) & 1)
           into = p;
       if (into == kMaxPortions && hand->portionCount < kMaxPortions) {
         into = hand->portionCount++;
         hand->portions[into] = Portion{};
-        addTags(hand->portions[into].tags, t_->tags[a.a].closure);
-        addTags(hand->tags, t_->tags[a.a].closure);
+        addTags(hand->portions[into].tags, t_->tags[as].closure);
+        addTags(hand->tags, t_->tags[as].closure);
       }
       if (into < kMaxPortions) {
         hand->portions[into].amount = add(hand->portions[into].amount, more, fault);

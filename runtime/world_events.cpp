@@ -147,7 +147,7 @@ void World::candidates(const Event &e, Phase phase, std::vector<uint32_t> &out) 
     return;
   // A fallen holder hears only an event naming it, as the roles above do.
   auto hears = [&](Handle h) {
-    return !actor(h)->fallen || h == e.subject || h == e.source || h == e.credit || h == e.targeted;
+    return !actor(h)->fallen || h == e.subject || h == e.source || h == e.credit || targeted(e, h);
   };
   size_t mid = out.size(), kept = 0;
   for (uint32_t i : wide_)

@@ -184,9 +184,8 @@ uint32_t World::activateEvent(const Frame *parent, Handle caster, Id ability,
   Event &e = events_[ei];
   e.ability = ability;
   e.target = targets.empty() ? 0 : targets[0];
-  e.targeted = e.target;
-  e.targetsAt = uint32_t(eventTargets_.size());
-  e.targetCount = uint32_t(targets.size());
+  e.targetsAt = e.targetedAt = uint32_t(eventTargets_.size());
+  e.targetCount = e.targetedCount = uint32_t(targets.size());
   eventTargets_.insert(eventTargets_.end(), targets.begin(), targets.end());
   addTags(e.tags, t_->abilities[ability].tags);
   addTags(e.tags, tagged);

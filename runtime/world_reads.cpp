@@ -185,8 +185,6 @@ int64_t World::apiRead(Frame &f, uint32_t readId, const int64_t *args) {
       return e->grant;
     case pack::EventRole::Target:
       return e->target ? e->target : e->subject;
-    case pack::EventRole::Targeted:
-      return e->targeted;
     default:
       return e->subject;
     }
@@ -269,30 +267,19 @@ int64_t World::apiRead(Frame &f, uint32_t readId, const int64_t *args) {
     return (r.a == 0 ? carriesAll(e->tags, r.tags) : carriesAny(e->tags, r.tags)) ? kOne : 0;
   case ReadOp::EventPrevented:
     return e && e->prevented ? kOne : 0;
-  case ReadOp::Relation: {
-    Handle who = args[0], holder = args[1];
-    bool yes = false;
-    switch (pack::Who(r.a)) {
-    case pack::Who::Anyone:
-      yes = who != 0;
-      break;
-    case pack::Who::Enemies:
-      yes = who != 0 && enemies(who, holder);
-      break;
-    case pack::Who::Allies:
-      yes = who != 0 && allies(who, holder);
-      break;
-    case pack::Who::OtherAllies:
-      yes = who != 0 && who != holder && allies(who, holder);
-      break;
-    case pack::Who::Others:
-      yes = who != 0 && who != holder;
-      break;
-    default:
-      break;
+  case ReadOp::EventTargeting:
+    if (!e)
+      return 0;
+    for (uint32_t k = 0; k < e->targetedCount; ++k) {
+      Handle t = eventTargets_[e->targetedAt + k];
+      pack::Who who = pack::Who(r.a);
+      if ((who == pack::Who::Holder || who == pack::Who::Actor) ? t == args[0]
+                                                                : related(who, t, args[1]))
+        return kOne;
     }
-    return yes ? kOne : 0;
-  }
+    return 0;
+  case ReadOp::Relation:
+    return related(pack::Who(r.a), args[0], args[1]) ? kOne : 0;
   case ReadOp::FirstOf: {
     std::vector<int64_t> found;
     query(f, t_->queries[r.a], args, found);
@@ -300,6 +287,30 @@ int64_t World::apiRead(Frame &f, uint32_t readId, const int64_t *args) {
   }
   }
   return 0;
+}
+
+bool World::related(pack::Who relation, Handle who, Handle holder) const {
+  switch (relation) {
+  case pack::Who::Anyone:
+    return who != 0;
+  case pack::Who::Enemies:
+    return who != 0 && enemies(who, holder);
+  case pack::Who::Allies:
+    return who != 0 && allies(who, holder);
+  case pack::Who::OtherAllies:
+    return who != 0 && who != holder && allies(who, holder);
+  case pack::Who::Others:
+    return who != 0 && who != holder;
+  default:
+    return false;
+  }
+}
+
+bool World::targeted(const Event &e, Handle actor) const {
+  for (uint32_t k = 0; k < e.targetedCount; ++k)
+    if (eventTargets_[e.targetedAt + k] == actor)
+      return true;
+  return false;
 }
 
 // A query's actors (in the order they were made) or a held(...)'s instances.

@@ -118,6 +118,18 @@ Id Lowerer::whoTest(NodeId part, std::string_view label, const pack::WhoClause &
   }
 }
 
+// targeting: "one its activation named", so any of the targets it named.
+Id Lowerer::targetingTest(NodeId part, const pack::WhoClause &w, BodyScope &scope) {
+  if (w.who == Who::Unsaid)
+    return kNoId;
+  Read named{ReadOp::EventTargeting};
+  named.a = Id(w.who);
+  Id who = w.who == Who::Holder  ? local(LEDGER_SLOT_HOLDER)
+           : w.who == Who::Actor ? actorOf(tree_.slot(part, "targeting")->value, "actor", scope).expr
+                                 : constant(0);
+  return read(named, {who, local(LEDGER_SLOT_HOLDER)}, Kind::Number).expr;
+}
+
 Id Lowerer::matchBody(const pack::Filter &f, NodeId part, BodyScope scope) {
   uint32_t slots = scope.nextSlot;
   scope.maxSlot = &slots;
@@ -155,10 +167,11 @@ Id Lowerer::matchBody(const pack::Filter &f, NodeId part, BodyScope scope) {
   tests.push_back(eq(Read{ReadOp::EventPrevented}, f.prevented ? Fixed::kScale : 0));
   for (auto [label, w, role] :
        {std::tuple{"of", f.of, pack::EventRole::Subject}, std::tuple{"by", f.by, pack::EventRole::Source},
-        std::tuple{"credited", f.credited, pack::EventRole::Credit},
-        std::tuple{"targeting", f.targeting, pack::EventRole::Targeted}})
+        std::tuple{"credited", f.credited, pack::EventRole::Credit}})
     if (Id t = whoTest(part, label, w, role, scope); t != kNoId)
       tests.push_back(t);
+  if (Id t = targetingTest(part, f.targeting, scope); t != kNoId)
+    tests.push_back(t);
   Id all = tests.front();
   for (size_t i = 1; i < tests.size(); ++i) {
     pack::Expr both{pack::ExprOp::And};
@@ -210,6 +223,7 @@ bool Lowerer::readsBeyondHolder(Id id) const {
       break;
     case ReadOp::FirstOf:
     case ReadOp::Relation:
+    case ReadOp::EventTargeting:
       return true;
     default:
       break;

@@ -522,7 +522,7 @@ void Lowerer::lowerStep(NodeId n, Step &step, BodyScope &scope) {
   case FormKind::BeforeConvert:
     a.op = ActionOp::Convert;
     a.a = tagId(slotText(n, "from"));
-    a.b = tagId(slotText(n, "to"));
+    a.b = tagOrVar(n, "to", a, scope);
     // Worked out once a portion: a stat by type read bare is its member.
     a.c = formulaBody(file, tree_.slot(n, "share")->value, scope, lineOf(n));
     finish();
@@ -542,8 +542,8 @@ void Lowerer::lowerStep(NodeId n, Step &step, BodyScope &scope) {
   case FormKind::BeforeAdd:
     a.op = ActionOp::AddAmount;
     args.push_back(formulaSlot(n, "amount", scope).expr);
-    if (tree_.slot(n, "as"))
-      a.a = tagId(slotText(n, "as"));
+    if (tree_.slot(n, "as") || tree_.slot(n, "var"))
+      a.a = tagOrVar(n, "as", a, scope);
     finish();
     break;
   case FormKind::BeforeEvent:
@@ -560,14 +560,7 @@ void Lowerer::lowerStep(NodeId n, Step &step, BodyScope &scope) {
     }
     if (tree_.slot(n, "var")) {
       a.flags |= kIntoVar;
-      a.a = kNoId;
-      std::string var = slotText(n, "var");
-      if (scope.effect != kNoId) {
-        const Effect &e = t_.effects[scope.effect];
-        for (uint32_t v = 0; v < e.varCount; ++v)
-          if (t_.names[t_.vars[e.varsBegin + v].name] == var)
-            a.a = v;
-      }
+      a.a = varIndex(slotText(n, "var"), scope);
     } else if (tree_.slot(n, "pool")) {
       a.flags |= kIntoPool;
       a.a = valueId(slotText(n, "pool"));

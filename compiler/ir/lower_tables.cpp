@@ -70,6 +70,23 @@ Id Lowerer::name(std::string_view text) {
 
 Id Lowerer::tagId(std::string_view tag) { return find(tags_, tag); }
 
+Id Lowerer::varIndex(std::string_view var, const BodyScope &scope) const {
+  if (scope.effect == kNoId)
+    return kNoId;
+  const Effect &e = t_.effects[scope.effect];
+  for (uint32_t v = 0; v < e.varCount; ++v)
+    if (t_.names[t_.vars[e.varsBegin + v].name] == var)
+      return v;
+  return kNoId;
+}
+
+Id Lowerer::tagOrVar(NodeId n, std::string_view label, pack::Action &a, const BodyScope &scope) {
+  if (!tree_.slot(n, "var"))
+    return tagId(slotText(n, label));
+  a.flags |= pack::kTagInVar;
+  return varIndex(slotText(n, "var"), scope);
+}
+
 TagSet Lowerer::internSet(const std::vector<uint64_t> &bits) {
   auto [it, added] = sets_.emplace(bits, TagSet(sets_.size()));
   if (added)

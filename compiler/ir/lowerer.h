@@ -152,6 +152,11 @@ private:
     return it == map.end() ? kNoId : it->second;
   }
   Id tagId(std::string_view name);
+  // self.VAR: the index of a var of the effect whose body this is.
+  Id varIndex(std::string_view var, const BodyScope &scope) const;
+  // A TAG slot of a change, or self.VAR (a tag var) in its place: the tag,
+  // or the var's index with kTagInVar set on the action.
+  Id tagOrVar(NodeId n, std::string_view label, pack::Action &a, const BodyScope &scope);
   pack::TagSet internSet(const std::vector<uint64_t> &bits);
   pack::TagSet tagSet(const std::vector<std::string> &names, bool closed);
   pack::TagSet tagsOf(NodeId n, std::string_view label, bool closed);
@@ -175,6 +180,7 @@ private:
   std::vector<NodeId> baseNodes_; // by archetypeValues index: a base's line
   pack::Filter lowerFilter(NodeId filterPart, BodyScope &scope);
   Id matchBody(const pack::Filter &f, NodeId filterPart, BodyScope scope);
+  Id targetingTest(NodeId filterPart, const pack::WhoClause &w, BodyScope &scope);
   Id whoTest(NodeId filterPart, std::string_view label, const pack::WhoClause &w,
              pack::EventRole role, BodyScope &scope);
   pack::WhoClause lowerWho(NodeId n, std::string_view label, BodyScope &scope);

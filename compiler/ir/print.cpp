@@ -116,7 +116,7 @@ std::string Printer::expr(Id i) const {
                                 "count-effect", "count-tag", "event-field", "event-prop",
                                 "event-actor", "instance-field", "instance-var", "archetype-stat",
                                 "tag-of", "portion", "first-of", "event-kind", "event-pool",
-                                "event-tags", "event-prevented", "relation"};
+                                "event-tags", "event-prevented", "relation", "event-targeting"};
   const pack::Expr &e = t_.exprs[i];
   switch (e.op) {
   case pack::ExprOp::Const:
@@ -144,7 +144,7 @@ std::string Printer::expr(Id i) const {
       static const char *fields[] = {"amount", "sent", "landed", "overflow", "before", "after", "X"};
       what = fields[r.a];
     } else if (r.op == ReadOp::EventActor) {
-      static const char *roles[] = {"subject", "source", "credit", "ability", "instance", "grant", "target", "targeted"};
+      static const char *roles[] = {"subject", "source", "credit", "ability", "instance", "grant", "target"};
       what = roles[r.a];
     } else if (r.op == ReadOp::InstanceField) {
       static const char *fields[] = {"stacks", "remaining", "elapsed", "source", "credit", "holder", "suspended"};

@@ -36,6 +36,7 @@ private:
                     const std::function<void(uint32_t, uint32_t)> &fn);
   void onceAcrossCatalog(NodeId n, const char *form, NodeId &seen);
   void alike(NodeId n, const char *form, NodeId &seen);
+  bool rateTimes(NodeId a, NodeId b) const;
   void declare(NodeId n);
   void checkUniqueAcrossCatalog();
 
@@ -79,6 +80,8 @@ private:
     // projectile), an activation it kept ('k', act … as, find … flight), a save
     // ('s').
     std::vector<std::pair<std::string, char>> played;
+    // What `as` names last on an apply, a copy, a remove or a cast: its result.
+    std::vector<std::string> results;
 
     bool has(std::string_view name) const {
       for (const std::string &l : locals)
@@ -102,6 +105,9 @@ private:
   void checkRootPlace(uint32_t file, uint32_t tok, const Scope &scope);
   void resolveSelfMember(uint32_t file, uint32_t begin, uint32_t end, const Scope &scope);
   void resolveCall(const Expr &e, const Scope &scope);
+  void checkEffectArg(const Expr &call, std::string_view name, const Scope &scope);
+  void checkArchetypeRead(uint32_t file, uint32_t begin, uint32_t end);
+  void checkResultRead(uint32_t file, uint32_t begin, uint32_t end, const Scope &scope);
   void resolveExpr(ExprId id, const Scope &scope);
   static bool namesNoActor(std::string_view label);
   void resolveSlots(NodeId n, const Scope &scope);
@@ -124,6 +130,7 @@ private:
   void checkVarKind(NodeId n, std::string_view wanted, const Scope &scope);
   void wantPathKind(uint32_t file, const Slot &slot, ValueKind wanted, const Scope &scope);
   void checkKinds(NodeId n, const Scope &scope);
+  void checkTagHeld(NodeId prop, ExprId id, const Scope &scope);
 
   // ---- a play's expectations -------------------------------------------------
   void checkSource(NodeId n);
@@ -133,6 +140,9 @@ private:
   void checkPlayLinks(NodeId n);
   void checkCatalogLine(NodeId n);
   void checkPlayedMember(NodeId n, const char *label, std::initializer_list<RefKind> kinds);
+  void checkPlayWithValues(NodeId n);
+  void checkRewindHasSave(NodeId n);
+  void checkPlayedActors(NodeId n, NodeId play = kNone);
 
   // ---- what a with sets ------------------------------------------------------
   std::vector<std::string> varsOf(std::string_view effect) const;

@@ -68,6 +68,15 @@ void Checker::onceAcrossCatalog(NodeId n, const char *form, NodeId &seen) {
               length(first.file, first.begin), form);
 }
 
+// Whether two rate lines say one number of ticks a second: t1/s1 = t2/s2.
+bool Checker::rateTimes(NodeId a, NodeId b) const {
+  auto part = [&](NodeId n, const char *label) -> __int128 {
+    const Slot *s = tree_.slot(n, label);
+    return s ? tree_.token(tree_.nodes[n].file, s->begin).value.raw : Fixed::kScale;
+  };
+  return part(a, "ticks") * part(b, "seconds") == part(b, "ticks") * part(a, "seconds");
+}
+
 // rate, allegiance, damage and turn: several files may say one, only alike.
 void Checker::alike(NodeId n, const char *form, NodeId &seen) {
   if (seen == kNone) {
@@ -82,6 +91,9 @@ void Checker::alike(NodeId n, const char *form, NodeId &seen) {
   bool same = a.end - a.begin == b.end - b.begin;
   for (uint32_t i = 0; same && i < a.end - a.begin; ++i)
     same = text(a.file, a.begin + i) == text(b.file, b.begin + i);
+  // A rate is its ticks a second, however written: rate 10 is rate 20/2.
+  if (!same && a.kind == FormKind::Rate && b.kind == FormKind::Rate)
+    same = rateTimes(seen, n);
   if (same)
     return;
   diags_.report(DiagKind::SaidDifferently, tree_.loc(b.file, b.begin), length(b.file, b.begin),

@@ -108,6 +108,8 @@ Checker::ValueKind Checker::pathKind(uint32_t file, uint32_t begin, uint32_t end
   if (end == begin + 1 && decls_.find(Namespace::Tag, first) &&
       !decls_.find(Namespace::Effect, first) && !decls_.find(Namespace::Ability, first))
     return ValueKind::Tag;
+  if (end > begin + 1 && decls_.find(Namespace::Tag, tree_.span(file, begin, end)))
+    return ValueKind::Tag; // a dotted tag: School.Fire
   if (end == begin + 1 && decls_.find(Namespace::Ability, first) &&
       !decls_.find(Namespace::Effect, first))
     return ValueKind::Ability;
@@ -237,7 +239,8 @@ bool Checker::wantsAbility(FormKind form, std::string_view label) {
 }
 
 // `grants self.VAR` grants the ability a var holds; `blocks … having
-// self.VAR` asks for the tag one holds.
+// self.VAR` asks for the tag one holds, and `convert … to self.VAR` and
+// `add … as self.VAR` move into that tag's portion.
 void Checker::checkVarKind(NodeId n, std::string_view wanted, const Scope &scope) {
   const Slot *var = tree_.slot(n, "var");
   if (!var)
@@ -252,16 +255,47 @@ void Checker::checkVarKind(NodeId n, std::string_view wanted, const Scope &scope
                                : "a held instance";
   };
   for (size_t i = 0; i < scope.vars.size(); ++i)
-    if (scope.vars[i] == name && scope.varKinds[i] != wanted)
-      diags_.report(DiagKind::VarKindWanted, tree_.loc(file, var->begin), length(file, var->begin),
-                    name, phrase(scope.varKinds[i]), phrase(wanted));
+    if (scope.vars[i] == name) {
+      if (scope.varKinds[i] != wanted)
+        diags_.report(DiagKind::VarKindWanted, tree_.loc(file, var->begin),
+                      length(file, var->begin), name, phrase(scope.varKinds[i]), phrase(wanted));
+      return;
+    }
+  diags_.report(DiagKind::UnknownVar, tree_.loc(file, var->begin), length(file, var->begin), name);
+}
+
+// A tag written for a property: "one under a parent at any depth and never
+// the parent (under), or one of a set of two or more (among)".
+void Checker::checkTagHeld(NodeId prop, ExprId id, const Scope &scope) {
+  const Expr &e = tree_.exprs[id];
+  if (e.kind != ExprKind::Path || pathKind(e.file, e.begin, e.end, scope) != ValueKind::Tag)
+    return;
+  std::string_view tag = tree_.span(e.file, e.begin, e.end);
+  if (!decls_.find(Namespace::Tag, tag))
+    return; // a tag var: known as it runs
+  Loc loc = tree_.loc(e.file, e.begin);
+  auto len = static_cast<uint32_t>(tag.size());
+  uint32_t file = tree_.nodes[prop].file;
+  if (const Slot *under = tree_.slot(prop, "under")) {
+    std::string parent(tree_.span(file, under->begin, under->end));
+    if (tag.rfind(parent + ".", 0) != 0)
+      diags_.report(DiagKind::PropDefaultNotUnder, loc, len, tag, parent);
+  } else if (const Slot *among = tree_.slot(prop, "among")) {
+    bool found = false;
+    tree_.eachItem(file, *among, true, [&](uint32_t b, uint32_t end) {
+      found = found || tree_.span(file, b, end) == tag;
+    });
+    if (!found)
+      diags_.report(DiagKind::PropDefaultNotAmong, loc, len, tag);
+  }
 }
 
 void Checker::checkKinds(NodeId n, const Scope &scope) {
   const Node &node = tree_.nodes[n];
   if (node.kind == FormKind::EffectGrants)
     checkVarKind(n, "ability", scope);
-  if (node.kind == FormKind::EffectBlocks)
+  if (node.kind == FormKind::EffectBlocks || node.kind == FormKind::BeforeConvert ||
+      node.kind == FormKind::BeforeAdd)
     checkVarKind(n, "tag", scope);
   // A let names what it is given, and a self var is set as its kind says.
   bool anyKind = node.kind == FormKind::StepLet || node.kind == FormKind::Assign ||
@@ -274,6 +308,8 @@ void Checker::checkKinds(NodeId n, const Scope &scope) {
                     (tree_.slot(prop->node, "under") || tree_.slot(prop->node, "among"));
       checkArithmetic(value->value, scope);
       wantKind(value->value, tagged ? ValueKind::Tag : ValueKind::Number, scope);
+      if (tagged)
+        checkTagHeld(prop->node, value->value, scope);
       return;
     }
   // A link override points its link at an actor.

@@ -177,6 +177,8 @@ void Checker::resolveCall(const Expr &e, const Scope &scope) {
       continue;
     if (e.argCount < f.least || e.argCount > f.most)
       diags_.report(DiagKind::FunctionArity, loc, len, name, f.written, e.argCount);
+    else
+      checkEffectArg(e, name, scope);
     return;
   }
   if (scope.has(name))
@@ -195,6 +197,90 @@ void Checker::resolveCall(const Expr &e, const Scope &scope) {
   diags_.report(DiagKind::UnknownFunction, loc, len, name);
 }
 
+// has(ACTOR, EFFECT | TAG) | has(HANDLE), count(TARGETS) | count(ACTOR, EFFECT
+// [, ACTOR]) | count(ACTOR, TAG), stacks and highest stacks (ACTOR, EFFECT [,
+// ACTOR]): "EFFECT: a declared effect", "TAG: a declared tag", and an actor,
+// a handle or a query where those stand; a declared name of another kind is
+// none of them.
+void Checker::checkEffectArg(const Expr &call, std::string_view name, const Scope &scope) {
+  bool tagToo = name == "has" || name == "count";
+  if (!(tagToo || name == "stacks" || name == "highest stacks"))
+    return;
+  for (uint32_t i = 0; i < call.argCount; ++i) {
+    const Expr &arg = tree_.exprs[tree_.exprArgs[call.firstArg + i]];
+    if (arg.kind != ExprKind::Path || tree_.token(arg.file, arg.begin).kind != TokenKind::Name)
+      continue;
+    std::string written(tree_.span(arg.file, arg.begin, arg.end));
+    std::string_view first = text(arg.file, arg.begin);
+    // A local, a parameter or self.VAR stands for what it is given.
+    if (scope.has(first) || among(kRoots, first))
+      continue;
+    bool effect = call.argCount > 1 && i == 1;
+    if (effect && (decls_.find(Namespace::Effect, written) || isCooldown(written) ||
+                   (tagToo && decls_.find(Namespace::Tag, written))))
+      continue;
+    const Decl *link = decls_.find(Namespace::Shared, first);
+    if (!effect && link && link->kind == RefKind::Link)
+      continue; // an actor through a link
+    const Decl *other = nullptr;
+    for (Namespace ns : {Namespace::Value, Namespace::Effect, Namespace::Ability,
+                         Namespace::Archetype, Namespace::Shared, Namespace::Tag})
+      if (!other && !(effect && ns == Namespace::Effect))
+        other = decls_.find(ns, written);
+    if (!other) // a member of a stat by type: Resist.Fire
+      other = decls_.find(Namespace::Value, head(written));
+    // No declared name is resolveHead's to say; a value as a handle, wantKind's.
+    if (!other || (call.argCount == 1 && name == "has" &&
+                   (other->kind == RefKind::Stat || other->kind == RefKind::Pool)))
+      continue;
+    Loc loc = tree_.loc(arg.file, arg.begin);
+    auto len = static_cast<uint32_t>(written.size());
+    if (effect)
+      diags_.report(DiagKind::ReadsNoEffect, loc, len, written, refKindWithArticle(other->kind),
+                    name, tagToo ? " or tag" : "");
+    else
+      diags_.report(DiagKind::WrongKind, loc, len, written, refKindWithArticle(other->kind),
+                    call.argCount > 1 ? "an actor"
+                    : name == "has"   ? "a held instance"
+                                      : "an actor or a query");
+  }
+}
+
+// ARCHETYPE.STAT: "the base an archetype gives a stat", "STAT: a declared stat".
+void Checker::checkArchetypeRead(uint32_t file, uint32_t begin, uint32_t end) {
+  std::string_view first = text(file, begin);
+  if (end < begin + 3 || !decls_.find(Namespace::Archetype, first) ||
+      decls_.find(Namespace::Value, first) || decls_.find(Namespace::Shared, first))
+    return;
+  std::string stat(tree_.span(file, begin + 2, end));
+  const Decl *value = decls_.find(Namespace::Value, stat);
+  if (!value) // a member of a stat by type: Knight.Resist.Fire
+    if (const Decl *byType = decls_.find(Namespace::Value, head(stat));
+        byType && byType->kind == RefKind::Stat && byType->node != kNone &&
+        tree_.hasFlag(byType->node, "by type"))
+      value = byType;
+  if (value && value->kind == RefKind::Stat)
+    return;
+  diags_.report(DiagKind::ArchetypeReadsNoStat, tree_.loc(file, begin + 2),
+                static_cast<uint32_t>(stat.size()), stat,
+                value ? refKindWithArticle(value->kind) : "no declared name");
+}
+
+// NAME.done | NAME.made | NAME.merged | NAME.refused | NAME.REFUSAL: "a
+// step's result, as NAME last on an apply, a copy, a remove or a cast names it".
+void Checker::checkResultRead(uint32_t file, uint32_t begin, uint32_t end, const Scope &scope) {
+  if (end < begin + 3 ||
+      std::find(scope.results.begin(), scope.results.end(), text(file, begin)) ==
+          scope.results.end())
+    return;
+  std::string_view field = text(file, begin + 2);
+  constexpr std::string_view kCounts[] = {"done", "made", "merged", "refused"};
+  if (end == begin + 3 && (among(kCounts, field) || among(kReasons, field)))
+    return;
+  diags_.report(DiagKind::ResultReadsNothing, tree_.loc(file, begin + 2), length(file, begin + 2),
+                field);
+}
+
 void Checker::resolveExpr(ExprId id, const Scope &scope) {
   const Expr &e = tree_.exprs[id];
   switch (e.kind) {
@@ -208,6 +294,10 @@ void Checker::resolveExpr(ExprId id, const Scope &scope) {
     resolveSelfMember(e.file, e.begin, e.end, scope);
     checkStatByTypeBare(e.file, e.begin, e.end, scope);
     checkMembers(e.file, e.begin, e.end, scope);
+    if (!scope.has(text(e.file, e.begin)))
+      checkArchetypeRead(e.file, e.begin, e.end);
+    else
+      checkResultRead(e.file, e.begin, e.end, scope);
     return;
   case ExprKind::Call: {
     resolveCall(e, scope);
@@ -223,6 +313,10 @@ void Checker::resolveExpr(ExprId id, const Scope &scope) {
     return;
   }
   case ExprKind::Part: { // held(...) or a query: each found is read as it
+    // `targets` in a formula (count(targets)), where the clause takes a list
+    if (tree_.nodes[e.part].kind == FormKind::TargetsList)
+      if (const Slot *list = tree_.slot(e.part, "list"); list && list->end == list->begin + 1)
+        checkRootPlace(tree_.nodes[e.part].file, list->begin, scope);
     Scope partScope = scope;
     partScope.it = true;
     resolveSlots(e.part, partScope);
@@ -496,8 +590,15 @@ void Checker::addGivenNames(NodeId n, Scope &scope) {
   }
   for (const char *label : {"name", "as", "flight", "projectile"}) {
     const Slot *s = tree_.slot(n, label);
-    if (s && s->kind == SlotKind::Name)
-      scope.locals.emplace_back(tree_.span(tree_.nodes[n].file, s->begin, s->end));
+    if (!s || s->kind != SlotKind::Name)
+      continue;
+    std::string name(tree_.span(tree_.nodes[n].file, s->begin, s->end));
+    std::erase(scope.results, name);
+    if (std::string_view(label) == "as" &&
+        (kind == FormKind::StepApply || kind == FormKind::StepCopy ||
+         kind == FormKind::StepRemove || kind == FormKind::StepCast))
+      scope.results.push_back(name);
+    scope.locals.push_back(std::move(name));
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 
 namespace ledger::sema {
 
@@ -56,14 +57,6 @@ bool Checker::holdsNumber(NodeId n) const {
   return false;
 }
 
-// Why an order was refused or a fault made, as a play names it: the
-// reference's REASON list, and the refusals its forms name beside it.
-static constexpr std::string_view kReasons[] = {
-    "NotGranted",  "Blocked",   "OnCooldown",  "Requirement", "CannotAfford",   "NoTarget",
-    "BadTarget",   "Countered", "Prevented",   "AlreadyHas",  "NothingToApply", "Gone",
-    "ChainBudget", "MidMoment", "BadProperty", "OutOfReach",  "Busy",           "NotHeld",
-    "IdTaken",     "NotFlying", "NoPool",      "Waiting",     "Dropped",        "AlreadyMet"};
-
 // A census id: a letter A, B or G and three digits (A003).
 static bool isCensusId(std::string_view id) {
   return id.size() == 4 && (id[0] == 'A' || id[0] == 'B' || id[0] == 'G') &&
@@ -73,33 +66,114 @@ static bool isCensusId(std::string_view id) {
 }
 
 // The member a play line reads of an actor it named: PLAYED.VALUE,
-// PLAYED.PILE, PLAYED.LINK or PLAYED.POOL, as its form says.
+// PLAYED.PILE, PLAYED.LINK or PLAYED.POOL, as its form says; the actor may
+// be read on through its links (cat.owner.Health), and a stat by type names
+// its member (d.Resist.Magic.Fire).
 void Checker::checkPlayedMember(NodeId n, const char *label, std::initializer_list<RefKind> kinds) {
   const Slot *slot = tree_.slot(n, label);
-  if (!slot)
-    return;
+  if (!slot || slot->end < slot->begin + 3)
+    return; // no member: the name checks say what is wrong
   uint32_t file = tree_.nodes[n].file;
-  if (slot->end != slot->begin + 3)
-    return; // no member, or more than one: the name checks say what is wrong
-  std::string_view member = text(file, slot->begin + 2);
-  const Decl *value = decls_.find(Namespace::Value, member);
-  const Decl *shared = decls_.find(Namespace::Shared, member);
-  for (RefKind kind : kinds) {
-    if ((kind == RefKind::Stat || kind == RefKind::Pool) && value && (value->kind == kind))
-      return;
-    if (shared && shared->kind == kind)
-      return;
+  auto isLink = [&](std::string_view name) {
+    const Decl *shared = decls_.find(Namespace::Shared, name);
+    return shared && shared->kind == RefKind::Link;
+  };
+  auto wanted = [&](std::string_view name) {
+    const Decl *value = decls_.find(Namespace::Value, name);
+    const Decl *shared = decls_.find(Namespace::Shared, name);
+    for (RefKind kind : kinds)
+      if ((value && value->kind == kind) || (shared && shared->kind == kind))
+        return true;
+    return false;
+  };
+  uint32_t t = slot->begin + 2;
+  // Links lead on to another actor; the last name is what the line reads.
+  while (t + 2 < slot->end && isLink(text(file, t)))
+    t += 2;
+  std::string_view member = text(file, t);
+  if (!wanted(member)) {
+    std::string names;
+    for (RefKind kind : kinds)
+      names += std::string(names.empty() ? "" : " or ") + refKindName(kind);
+    if (t + 2 < slot->end)
+      names = "link"; // a name read on past is an actor's
+    diags_.report(DiagKind::UndeclaredName, tree_.loc(file, t), length(file, t), member, names);
+    return;
   }
-  std::string wanted;
-  for (RefKind kind : kinds)
-    wanted += std::string(wanted.empty() ? "" : " or ") + refKindName(kind);
-  diags_.report(DiagKind::UndeclaredName, tree_.loc(file, slot->begin + 2),
-                length(file, slot->begin + 2), member, wanted);
+  if (t + 2 >= slot->end)
+    return;
+  // "a stat for each type the portions line declares, NAME.TYPE (Resist.Fire)"
+  const Decl *stat = decls_.find(Namespace::Value, member);
+  std::string_view type = tree_.span(file, t + 2, slot->end);
+  bool byType = stat && stat->kind == RefKind::Stat && stat->node != kNone &&
+                tree_.hasFlag(stat->node, "by type");
+  bool isType = false;
+  for (NodeId p = 0; byType && !isType && p < tree_.nodes.size(); ++p)
+    if (tree_.nodes[p].kind == FormKind::Portions)
+      for (const Slot *tags : tree_.slotsNamed(p, "tags"))
+        tree_.eachItem(tree_.nodes[p].file, *tags, true, [&](uint32_t b, uint32_t e) {
+          std::string_view portion = tree_.span(tree_.nodes[p].file, b, e);
+          isType |= portion == type ||
+                    (portion.size() > type.size() && portion.substr(0, type.size()) == type &&
+                     portion[type.size()] == '.');
+        });
+  if (!isType)
+    diags_.report(DiagKind::NoStatMember, tree_.loc(file, t + 2),
+                  static_cast<uint32_t>(type.size()), type, member);
+}
+
+// "PLAYED: an actor the play named with make", read on through its links
+// (rat.owner): each name past it a declared link, as a value is no actor.
+void Checker::checkPlayedActors(NodeId n, NodeId play) {
+  const Node &node = tree_.nodes[n];
+  constexpr std::string_view kActorLabels[] = {
+      "actor",     "other", "of",     "by", "from", "to",     "targets", "item",    "met",
+      "answering", "for",   "actors", "at", "as",   "seeing", "using",   "credited"};
+  if (play == kNone)
+    for (play = n; play != kNone && tree_.nodes[play].kind != FormKind::Play;)
+      play = tree_.nodes[play].parent;
+  // Whether the play names an actor so (its order is the name checks').
+  std::function<bool(NodeId, std::string_view)> named = [&](NodeId p, std::string_view name) {
+    FormKind k = tree_.nodes[p].kind;
+    const Slot *given = tree_.slot(p, k == FormKind::PlayAct ? "projectile" : "name");
+    if ((k == FormKind::PlayMake || k == FormKind::PlayFind || k == FormKind::PlayAct) && given &&
+        tree_.span(tree_.nodes[p].file, given->begin, given->end) == name)
+      return true;
+    for (NodeId c = tree_.nodes[p].firstChild; c != kNone; c = tree_.nodes[c].nextSibling)
+      if (named(c, name))
+        return true;
+    return false;
+  };
+  auto isLink = [&](std::string_view name) {
+    const Decl *shared = decls_.find(Namespace::Shared, name);
+    return shared && shared->kind == RefKind::Link;
+  };
+  for (uint32_t i = 0; i < node.slotCount; ++i) {
+    const Slot &slot = tree_.slots[node.firstSlot + i];
+    std::string_view label = labelText(slot.label);
+    if (slot.kind == SlotKind::Part && slot.value != kNone) {
+      checkPlayedActors(slot.value, play); // an event's spec, a place's actors
+      continue;
+    }
+    if (slot.kind != SlotKind::Path || slot.end < slot.begin + 3 || !among(kActorLabels, label) ||
+        (node.kind == FormKind::PlayMove && label == "to"))
+      continue; // a move's to is a pile (checkPlayedMember)
+    std::string_view head = text(node.file, slot.begin);
+    if (!(isLink(head) || (play != kNone && named(play, head))))
+      continue; // no actor: the name checks say what it is
+    for (uint32_t t = slot.begin + 2; t < slot.end; t += 2)
+      if (!isLink(text(node.file, t))) {
+        diags_.report(DiagKind::UndeclaredName, tree_.loc(node.file, t), length(node.file, t),
+                      text(node.file, t), "link");
+        break;
+      }
+  }
 }
 
 void Checker::checkPlayLine(NodeId n) {
   const Node &node = tree_.nodes[n];
   uint32_t file = node.file;
+  checkPlayedActors(n);
   switch (node.kind) {
   case FormKind::ExpectRefused:
   case FormKind::ExpectFault:
@@ -150,8 +224,12 @@ void Checker::checkPlayLine(NodeId n) {
     checkPlayedMember(n, "value", {RefKind::Stat, RefKind::Pool, RefKind::Pile});
     break;
   case FormKind::ExpectMax:
-  case FormKind::ExpectPreview:
     checkPlayedMember(n, "value", {RefKind::Stat, RefKind::Pool});
+    break;
+  case FormKind::ExpectPreview:
+  case FormKind::ExpectForecast:
+    checkPlayedMember(n, "value", {RefKind::Stat, RefKind::Pool});
+    checkPlayWithValues(n);
     break;
   case FormKind::ExpectLink:
     checkPlayedMember(n, "value", {RefKind::Link});
@@ -165,9 +243,64 @@ void Checker::checkPlayLine(NodeId n) {
   case FormKind::PlayMove:
     checkPlayedMember(n, "to", {RefKind::Pile});
     break;
+  case FormKind::PlayAct:
+  case FormKind::PlayApply:
+  case FormKind::PlayReport:
+    checkPlayWithValues(n);
+    break;
+  case FormKind::PlayRewind:
+    checkRewindHasSave(n);
+    break;
   default:
     break;
   }
+}
+
+// "with PROP = N | PROP = TAG, ...": a number, or a tag by name ("a tag
+// property is given a tag by name"); an apply's "with VAR = N". Whether the
+// property takes that tag, or a number that big, is the order's to refuse
+// (BadProperty) as the play runs.
+void Checker::checkPlayWithValues(NodeId n) {
+  for (const Slot *assign : tree_.slotsNamed(n, "assign")) {
+    const Slot *value = tree_.slot(assign->value, "value");
+    if (!value)
+      continue;
+    const Expr &e = tree_.exprs[value->value];
+    if (e.kind == ExprKind::Number ||
+        (e.kind == ExprKind::Unary && e.op == ExprOp::Neg &&
+         tree_.exprs[tree_.exprArgs[e.firstArg]].kind == ExprKind::Number))
+      continue;
+    std::string_view written = tree_.span(e.file, e.begin, e.end);
+    if (e.kind == ExprKind::Path && decls_.find(Namespace::Tag, written))
+      continue;
+    diags_.report(DiagKind::PlayWithValue, tree_.loc(e.file, e.begin),
+                  static_cast<uint32_t>(written.size()), written);
+  }
+}
+
+// "rewind [to NAME]: puts the world back as it was at the save named, or the
+// last save taken or rewound to": with none taken before it, there is no
+// world to put back (readings 127). A save under a repeat above it counts.
+void Checker::checkRewindHasSave(NodeId n) {
+  std::function<bool(NodeId)> saves = [&](NodeId p) {
+    if (tree_.nodes[p].kind == FormKind::PlaySave)
+      return true;
+    for (NodeId c = tree_.nodes[p].firstChild; c != kNone; c = tree_.nodes[c].nextSibling)
+      if (saves(c))
+        return true;
+    return false;
+  };
+  for (NodeId at = n; tree_.nodes[at].kind != FormKind::Play; at = tree_.nodes[at].parent) {
+    NodeId parent = tree_.nodes[at].parent;
+    if (parent == kNone)
+      break;
+    for (NodeId c = tree_.nodes[parent].firstChild; c != at; c = tree_.nodes[c].nextSibling)
+      if (saves(c))
+        return;
+  }
+  const Node &node = tree_.nodes[n];
+  diags_.report(DiagKind::RewindWithoutSave, tree_.loc(node.file, node.begin),
+                length(node.file, node.begin));
 }
 
 // "link PLAYED LINK PLAYED | link LINK PLAYED": an actor's link, or a global
@@ -185,6 +318,9 @@ void Checker::checkPlayLinks(NodeId n) {
     if (!link)
       return;
     std::string_view name = text(node.file, link->begin);
+    const Decl *decl = decls_.find(Namespace::Shared, name);
+    if (!decl || decl->kind != RefKind::Link)
+      return; // the name checks say it is no declared link
     bool global = isGlobal(name);
     bool ofActor = tree_.slot(n, "actor") != nullptr;
     if (global == ofActor)

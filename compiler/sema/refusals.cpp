@@ -265,6 +265,11 @@ private:
   // ---- the checks, one form at a time -------------------------------------------
   void checkNode(NodeId n) {
     switch (node(n).kind) {
+    case FormKind::Pool:
+    case FormKind::Stat:
+    case FormKind::ArchetypeBase:
+      checkBoundReads(n);
+      break;
     case FormKind::Rate:
       checkRate(n);
       break;
@@ -295,6 +300,13 @@ private:
       break;
     case FormKind::EffectFalls:
       checkFalls(n);
+      checkRaise(n, true, "event", "falls");
+      break;
+    case FormKind::EffectDies:
+      checkRaise(n, true, "event", "dies");
+      break;
+    case FormKind::EffectHolds:
+      checkRaise(n, true, "raising", "holds");
       break;
     case FormKind::EffectTags:
     case FormKind::AbilityTags:
@@ -371,6 +383,7 @@ private:
     case FormKind::StepCast:
       checkEndTags(n, "tagged");
       checkStepNames(n);
+      checkCastAgain(n);
       break;
     case FormKind::StepRepeat:
       checkRepeat(n);
@@ -620,6 +633,80 @@ private:
       if (w != "one" && w != "point" && w != "direction")
         report(DiagKind::FlightTargetClause, node(c).file, node(c).begin, node(c).end);
     }
+  }
+
+  // pool: "its bound and drift read its holder's own values, another actor's
+  // through a link of its holder's, a global link or its source, one step, and
+  // a count of a query finding actors by side, tags and presence"; a stat's
+  // bound and an archetype's base read no root but those (readings.md 130).
+  void checkBoundReads(NodeId n) {
+    if (insideTemplate(n))
+      return; // checked where it is written out
+    bool pool = node(n).kind == FormKind::Pool;
+    const char *where = pool                              ? "a pool's bound"
+                        : node(n).kind == FormKind::Stat ? "a stat's bound"
+                                                          : "a stat's base";
+    walkNode(n, [&](ExprId id) {
+      const Expr &e = tree_.exprs[id];
+      if (e.kind == ExprKind::Part) {
+        if (const Slot *when = tree_.slot(e.part, "when");
+            pool && when && node(e.part).kind == FormKind::TargetsQuery)
+          report(DiagKind::BoundCountsWhen, node(e.part).file, when->begin - 1, when->begin);
+        return;
+      }
+      if (e.kind != ExprKind::Path || tree_.token(e.file, e.begin).kind != TokenKind::Name)
+        return;
+      std::string_view head = text(e.file, e.begin);
+      if (head == "target" || head == "credit" || head == "self")
+        report(DiagKind::BoundReadsRoot, e.file, e.begin, e.begin + 1, head, where);
+    });
+    if (!pool)
+      return;
+    // "one step", in the bound and drift, and in the base of a stat they read
+    // ("under a pool's bound or drift it may read another actor through a
+    // link of its holder's or a global link").
+    checkStepsAway(n);
+    std::set<std::string_view> stats;
+    if (const Slot *regen = tree_.slot(n, "regen"))
+      stats.insert(slotText(n, *regen));
+    walkNode(n, [&](ExprId id) {
+      const Expr &e = tree_.exprs[id];
+      if (e.kind != ExprKind::Path)
+        return;
+      uint32_t at = e.end == e.begin + 1                                          ? e.begin
+                    : e.end == e.begin + 3 && text(e.file, e.begin) == "holder" ? e.begin + 2
+                                                                                 : kNone;
+      if (at != kNone)
+        stats.insert(text(e.file, at));
+    });
+    for (NodeId b = 0; b < tree_.nodes.size(); ++b)
+      if (const Slot *stat = tree_.slot(b, "stat");
+          node(b).kind == FormKind::ArchetypeBase && stat && stats.count(slotText(b, *stat)) &&
+          !insideTemplate(b))
+        checkStepsAway(b);
+  }
+
+  // The steps to the actor a bound's formula reads: its holder none; its
+  // source, a global link or a link of its holder's one; each link after it
+  // one more.
+  void checkStepsAway(NodeId n) {
+    auto isLink = [&](std::string_view name) {
+      const Decl *d = decls_.find(Namespace::Shared, name);
+      return name == "next" || (d && d->kind == RefKind::Link);
+    };
+    walkNode(n, [&](ExprId id) {
+      const Expr &e = tree_.exprs[id];
+      if (e.kind != ExprKind::Path || tree_.token(e.file, e.begin).kind != TokenKind::Name)
+        return;
+      std::string_view head = text(e.file, e.begin);
+      uint32_t steps = head == "source" || isLink(head) ? 1 : 0;
+      if (head != "holder" && steps == 0)
+        return;
+      for (uint32_t t = e.begin + 2; t < e.end && isLink(text(e.file, t)); t += 2)
+        ++steps;
+      if (steps > 1)
+        report(DiagKind::BoundReadsDeep, e.file, e.begin, e.end, exprText(id), steps);
+    });
   }
 
   // rate: "ticks per second, as whole ticks over whole seconds"
@@ -950,8 +1037,11 @@ private:
 
   // raise: "An activation's own events, a Commit, a Stopped, a Pulse, a Finished and a
   // Contact, ... and the Resolved that follows one ...; each is refused here"
-  void checkRaise(NodeId n, bool step) {
-    const Slot *event = tree_.slot(n, "event");
+  // A dies', a falls' or a holds' `raising` (form) names what it raises as a
+  // raise step does: it has no change, apply or activation to give it.
+  void checkRaise(NodeId n, bool step, const char *label = "event",
+                  const char *form = nullptr) {
+    const Slot *event = tree_.slot(n, label);
     if (!event)
       return;
     std::string_view name = slotText(n, *event);
@@ -966,8 +1056,50 @@ private:
     bool worlds = sema::among(sema::kBuiltinEvents, name) ||
                   (!declaredEvent && (decls_.find(Namespace::Tag, std::string(name)) ||
                                       decls_.find(Namespace::Value, std::string(name))));
-    if (worlds)
+    if (worlds && form)
+      reportSlot(DiagKind::RaisingWorldEvent, n, *event, name, form);
+    else if (worlds)
       reportSlot(DiagKind::RaiseWorldEvent, n, *event, name);
+  }
+
+  // cast again: "in a rule on Activate, Commit or Resolved, the activation
+  // heard once more"; anywhere else there is no activation heard to cast.
+  void checkCastAgain(NodeId n) {
+    const Slot *again = tree_.slot(n, "again");
+    if (!again || insideTemplate(n))
+      return; // a template's rule may hear what its use names
+    NodeId p = node(n).parent;
+    // Steps under an if, an else, a loop, a pick or an outcome's band are the
+    // rule's around them.
+    auto body = [&](NodeId b) {
+      switch (node(b).kind) {
+      case FormKind::StepIf:
+      case FormKind::StepElse:
+      case FormKind::StepForEach:
+      case FormKind::StepRepeat:
+      case FormKind::StepPick:
+      case FormKind::StepOutcome:
+      case FormKind::OutcomeBand:
+        return true;
+      default:
+        return false;
+      }
+    };
+    while (p != kNone && body(p))
+      p = node(p).parent;
+    std::string why = "this is no rule hearing an event";
+    if (p != kNone &&
+        (node(p).kind == FormKind::EffectBefore || node(p).kind == FormKind::EffectAfter)) {
+      const Slot *filter = tree_.slot(p, "filter");
+      const Slot *event = filter ? tree_.slot(filter->value, "event") : nullptr;
+      if (!event)
+        return;
+      std::string_view heard = slotText(filter->value, *event);
+      if (heard == "Activate" || heard == "Commit" || heard == "Resolved")
+        return;
+      why = "this rule hears `" + std::string(heard) + "`";
+    }
+    report(DiagKind::CastAgainOutOfRule, node(n).file, again->begin, again->end, why);
   }
 
   // repeat: "the count worked out once (at most 1,000)"
@@ -1005,7 +1137,17 @@ private:
         reportSlot(DiagKind::StepNameIsRoot, n, s, name);
       else if (among(sema::kReserved, name))
         reportSlot(DiagKind::ReservedName, n, s, name);
+      else if (const Decl *decl = declaredName(name))
+        reportSlot(DiagKind::StepNameDeclared, n, s, name, refKindWithArticle(decl->kind));
     }
+  }
+  // let NAME: "a new name, declared here": no name the catalog declares, which
+  // the step's own would hide from the steps after it (readings.md 129).
+  const Decl *declaredName(std::string_view name) const {
+    for (const auto &map : decls_.byNamespace)
+      if (auto it = map.find(name); it != map.end())
+        return &it->second;
+    return nullptr;
   }
 
   // syntax.md: "The language's own words can't be declared": a var, a
@@ -1041,15 +1183,16 @@ private:
   }
 
   // stack then: "separate instances refuse a newcomer or make room by the
-  // oldest or shortest, and added stacks refuse it or refresh the clock"
+  // oldest or shortest, and added stacks refuse it or refresh the clock":
+  // only those two fill, so a refresh, extend, ignore or replace says no then.
   void checkStackFull(NodeId n) {
     const Slot *mode = tree_.slot(n, "mode");
     const Slot *full = tree_.slot(n, "full");
     if (!mode || !full)
       return;
     std::string_view m = slotText(n, *mode), f = slotText(n, *full);
-    bool ok = f == "refuse" || (m == "separate" && (f == "oldest" || f == "shortest")) ||
-              (m == "add" && f == "refresh");
+    bool ok = (m == "separate" && (f == "refuse" || f == "oldest" || f == "shortest")) ||
+              (m == "add" && (f == "refuse" || f == "refresh"));
     if (!ok)
       reportSlot(DiagKind::StackFullWord, n, *full, f, m);
   }

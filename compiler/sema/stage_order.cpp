@@ -35,7 +35,7 @@ struct Rule {
   std::string event; // the filter's event kind or tag
   Heard heard;
   std::string pool; // the pool it names, "" where none
-  std::string whose; // `of X` (also where it says none) or `by X`
+  bool of, by; // it names `of X` (also where it names neither), `by X`
   std::vector<std::string> having, unless;
   unsigned changes = 0;
   bool ordered = false;   // its effect says `order`
@@ -59,7 +59,7 @@ std::vector<std::string> listOf(const SyntaxTree &tree, NodeId n, const char *la
 
 bool addsAs(const SyntaxTree &tree, NodeId n) {
   for (NodeId c = tree.nodes[n].firstChild; c != kNone; c = tree.nodes[c].nextSibling)
-    if ((tree.nodes[c].kind == FormKind::BeforeAdd && tree.slot(c, "as")) || addsAs(tree, c))
+    if ((tree.nodes[c].kind == FormKind::BeforeAdd && (tree.slot(c, "as") || tree.slot(c, "var"))) || addsAs(tree, c))
       return true;
   return false;
 }
@@ -134,10 +134,12 @@ bool isPoolEvent(const std::string &kind) {
 
 // Whether one event could reach both rules: kinds that may meet (a tag may
 // be carried by an event of any kind, a pool's changes and its Depleted and
-// Filled name it), the same pool if both name one, both of their holders or
-// both by them, and no tag one asks for that the other refuses.
+// Filled name it), the same pool if both name one, both of whom they name or
+// both by them, and no tag one asks for that the other refuses. Whom they
+// name doesn't part them: two effects may be held by any two actors, so
+// `of holder` meets `of anyone`, and `of enemies` the enemy's own `of holder`.
 bool mayHearOneEvent(const Rule &a, const Rule &b) {
-  if (a.whose != b.whose)
+  if (!(a.of && b.of) && !(a.by && b.by))
     return false;
   if (!a.pool.empty() && !b.pool.empty() && a.pool != b.pool)
     return false;
@@ -212,15 +214,12 @@ void checkStageOrder(const SyntaxTree &tree, const Declarations &decls, Diagnost
       if (!filterSlot)
         continue;
       NodeId filter = filterSlot->value;
-      const Slot *by = tree.slot(filter, "by");
-      const Slot *of = tree.slot(filter, "of");
-      std::string whose = by   ? "by " + spanOf(tree, filter, by)
-                          : of ? "of " + spanOf(tree, filter, of)
-                               : std::string("of holder");
+      bool by = tree.slot(filter, "by") != nullptr;
+      bool of = tree.slot(filter, "of") != nullptr || !by;
       std::string event = spanOf(tree, filter, tree.slot(filter, "event"));
       Heard heard = heardOf(decls, event);
       std::string pool = heard == Heard::Pool ? event : spanOf(tree, filter, tree.slot(filter, "pool"));
-      rules.push_back({b, name, spanOf(tree, b, tree.slot(b, "stage")), event, heard, pool, whose,
+      rules.push_back({b, name, spanOf(tree, b, tree.slot(b, "stage")), event, heard, pool, of, by,
                        listOf(tree, filter, "having"), listOf(tree, filter, "unless"),
                        classify(tree, b), ordered, addsAs(tree, b)});
     }

@@ -66,6 +66,15 @@ inline constexpr BuiltinFunction kFunctions[] = {
     {"tag", 2, 2, "tag(ABILITY, TAG)"},
 };
 
+// Why an order was refused or a fault made, as a play names it and a step's
+// result counts it: the reference's REASON list, and the refusals its forms
+// name beside it.
+inline constexpr std::string_view kReasons[] = {
+    "NotGranted",  "Blocked",   "OnCooldown",  "Requirement", "CannotAfford",   "NoTarget",
+    "BadTarget",   "Countered", "Prevented",   "AlreadyHas",  "NothingToApply", "Gone",
+    "ChainBudget", "MidMoment", "BadProperty", "OutOfReach",  "Busy",           "NotHeld",
+    "IdTaken",     "NotFlying", "NoPool",      "Waiting",     "Dropped",        "AlreadyMet"};
+
 inline constexpr std::string_view kBuiltinEvents[] = {
     "Apply",    "Remove",   "Create", "Destroy",  "Make",    "Become", "Move",
     "Activate", "Target",   "Commit", "Resolved", "Stopped", "Pulse",  "Finished",

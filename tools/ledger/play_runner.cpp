@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 
@@ -66,26 +67,56 @@ private:
       v = -tree_.token(tree_.nodes[n].file, s->begin + 1).value.raw;
     return v;
   }
-  // A literal duration in ticks (millionths).
+  // "a formula with a unit": one of numbers and arithmetic, (2 + 1)s, is
+  // worked out here; one reading the world is not run yet.
+  int64_t constant(NodeId n, ExprId id, rt::NumberFault &fault) const {
+    const Expr &e = tree_.exprs[id];
+    auto arg = [&](uint32_t i) { return constant(n, tree_.exprArgs[e.firstArg + i], fault); };
+    if (e.kind == ExprKind::Number)
+      return tree_.token(e.file, e.begin).value.raw;
+    if (e.kind == ExprKind::Unary && e.op == ExprOp::Neg)
+      return rt::neg(arg(0), fault);
+    if (e.kind == ExprKind::Binary) {
+      switch (e.op) {
+      case ExprOp::Add:
+        return rt::add(arg(0), arg(1), fault);
+      case ExprOp::Sub:
+        return rt::sub(arg(0), arg(1), fault);
+      case ExprOp::Mul:
+        return rt::mul(arg(0), arg(1), fault);
+      case ExprOp::Div:
+        return rt::div(arg(0), arg(1), fault);
+      default:
+        break;
+      }
+    }
+    fail(n, fmt::format("`{}`: a play's duration is worked out from numbers alone, not yet "
+                        "from what the world holds",
+                        tree_.span(e.file, e.begin, e.end)));
+  }
+  // A duration in ticks (millionths).
   int64_t ticks(NodeId n, std::string_view label) const {
     const Slot *s = tree_.slot(n, label);
-    uint32_t file = tree_.nodes[n].file;
     const Expr &e = tree_.exprs[s->value];
     if (e.kind != ExprKind::Duration)
       fail(n, "a duration here must be a number with its unit");
-    const Expr &inner = tree_.exprs[tree_.exprArgs[e.firstArg]];
-    if (inner.kind != ExprKind::Number)
-      fail(n, "a duration here must be a number with its unit");
-    int64_t v = tree_.token(file, inner.begin).value.raw;
     rt::NumberFault fault = rt::NumberFault::None;
+    int64_t v = constant(n, tree_.exprArgs[e.firstArg], fault);
     switch (e.unit) {
     case TimeUnit::Seconds:
-      return rt::mul(v, t_.ticksPerSecond, fault);
+      v = rt::mul(v, t_.ticksPerSecond, fault);
+      break;
     case TimeUnit::Millis:
-      return rt::div(rt::mul(v, t_.ticksPerSecond, fault), 1000 * rt::kOne, fault);
+      v = rt::div(rt::mul(v, t_.ticksPerSecond, fault), 1000 * rt::kOne, fault);
+      break;
     default:
-      return v;
+      break;
     }
+    if (fault != rt::NumberFault::None)
+      fail(n, fmt::format("`{}` can't be worked out: {}", tree_.span(e.file, e.begin, e.end),
+                          fault == rt::NumberFault::DivideByZero ? "a division by zero"
+                                                                 : "past the numbers' range"));
+    return v;
   }
   Id find(std::string_view name, Id count, auto nameOf) const {
     for (Id i = 0; i < count; ++i)
@@ -187,7 +218,9 @@ private:
   }
   static std::string num(int64_t v) { return formatFixed(Fixed{v}); }
 
-  rt::Given given(NodeId n, bool vars, Id effectId) {
+  // What a line's with gives, each a number or a tag id (one more than its
+  // index); tags, where asked, lists which values were given as tags.
+  rt::Given given(NodeId n, bool vars, Id effectId, std::vector<size_t> *tags = nullptr) {
     rt::Given g;
     for (const Slot *s : tree_.slotsNamed(n, "assign")) {
       NodeId as = s->value;
@@ -203,10 +236,10 @@ private:
         value = -tree_.token(file, tree_.exprs[tree_.exprArgs[e.firstArg]].begin).value.raw;
       } else if (Id g_ = tag(valueText); g_ != kNoId) {
         value = int64_t(g_) + 1;
-      } else if (actors_.count(valueText)) {
-        value = actors_[valueText];
+        if (tags)
+          tags->push_back(g.values.size());
       } else {
-        fail(n, fmt::format("`{}` is no number, tag or actor of this play", valueText));
+        fail(n, fmt::format("`{}` is no number and no tag", valueText));
       }
       Id id = kNoId;
       if (vars) {
@@ -287,8 +320,23 @@ private:
       std::vector<Handle> targets;
       for (const Slot *s : tree_.slotsNamed(n, "targets"))
         targets.push_back(actorPath(n, std::string(tree_.span(tree_.nodes[n].file, s->begin, s->end))));
-      last_ = world_->act(actorPath(n, text(n, "actor")), ability(text(n, "ability")), targets,
-                           given(n, false, kNoId), usingEffect);
+      std::vector<size_t> tags;
+      rt::Given g = given(n, false, kNoId, &tags);
+      // "a tag property is given a tag by name": a number for one, or a tag
+      // for a number (X's too), is a tag it may not hold, refused
+      // BadProperty before anything moves. The world reads both as numbers.
+      for (size_t i = 0; i < g.values.size(); ++i) {
+        Id p = g.values[i].first;
+        bool tagProp = p != kNoId && t_.props[p].kind == pack::PropKind::Tag;
+        if (tagProp != (std::find(tags.begin(), tags.end(), i) != tags.end())) {
+          last_ = rt::Outcome{};
+          last_.refusal = rt::Refusal::BadProperty;
+          last_.text = p == kNoId ? "X" : std::string(t_.name(t_.props[p].name));
+          return;
+        }
+      }
+      last_ = world_->act(actorPath(n, text(n, "actor")), ability(text(n, "ability")), targets, g,
+                          usingEffect);
       return;
     }
     case FormKind::PlayApply: {

@@ -192,12 +192,20 @@ private:
     }
     return h;
   }
+  // The actor a PLAYED.VALUE reads: a link pointing nowhere on the way fails
+  // the line, where the world would read an absent actor's values as 0.
+  Handle holderOf(NodeId n, const std::string &path) const {
+    Handle h = actorPath(n, path);
+    if (h == 0)
+      fail(n, fmt::format("`{}` is no actor: a link on the way points at none", path));
+    return h;
+  }
   // PLAYED.VALUE (through links): the actor and the value.
   std::pair<Handle, Id> valueOf(NodeId n, const std::string &path) {
     for (size_t dot = path.find('.'); dot != std::string::npos; dot = path.find('.', dot + 1)) {
       Id v = value(path.substr(dot + 1));
       if (v != kNoId)
-        return {actorPath(n, path.substr(0, dot)), v};
+        return {holderOf(n, path.substr(0, dot)), v};
     }
     fail(n, fmt::format("`{}` reads no stat or pool", path));
   }
@@ -208,7 +216,7 @@ private:
     for (size_t dot = path.find('.'); dot != std::string::npos; dot = path.find('.', dot + 1)) {
       Id v = value(path.substr(dot + 1));
       if (v != kNoId)
-        return world_->value(actorPath(n, path.substr(0, dot)), v);
+        return world_->value(holderOf(n, path.substr(0, dot)), v);
     }
     fail(n, fmt::format("`{}` reads no stat or pool", path));
   }

@@ -21,7 +21,8 @@ extern "C" {
  * 3: a query may rank by keys, a remove cooldown take its ability as an
  * operand and a step set an instance's var by name, which a kernel reading
  * ABI 2 would misread. 4: a convert's or an add's type may be the tag a var
- * holds, and a filter's targeting reads every target its activation named. */
+ * holds, a filter's targeting reads every target its activation named, and an
+ * ability keeps its tags as listed. */
 #define LEDGER_PACK_ABI_VERSION 4u
 /* The one symbol a compiled pack exports. */
 #define LEDGER_PACK_SYMBOL "ledger_pack_v1"

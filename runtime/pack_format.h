@@ -284,6 +284,7 @@ struct Ability {
   TagSet targetHaving = 0, targetUnless = 0;
   Id withinBody = kNoId;
   uint32_t takesBegin = 0, takeCount = 0; // props, into idLists
+  uint32_t listedBegin = 0, listedCount = 0; // its tags as its tags line lists them, into idLists
   uint32_t requiresBegin = 0, requireCount = 0;
   uint32_t costsBegin = 0, costCount = 0;
   Id cooldownEffect = kNoId; // ABILITY.cooldown
@@ -393,6 +394,9 @@ struct Read {
   Id a = kNoId, b = kNoId;
   TagSet tags = 0;
 };
+// A Read's b for has, count and portion of a tag given as a value (self.VAR,
+// tag(...)): the tag is its last operand, a tag value (its id + 1, 0 none).
+inline constexpr Id kTagOperand = 2;
 
 enum class QueryKind : uint8_t {
   Actor,        // one actor: args[0]

@@ -38,7 +38,7 @@ auto fields(LinkOverride &r) { return std::tie(r.link, r.actorBody); }
 auto fields(Effect &r) { return std::tie(r.name, r.tags, r.isCooldown, r.varsBegin, r.varCount, r.stack, r.lasts, r.clock, r.clockStat, r.diesPool, r.diesEvent, r.fallsPool, r.fallsEvent, r.preventsDeath, r.suspendsAll, r.suspendsExcept, r.orderBody, r.exclusive, r.grantsBegin, r.grantCount, r.autosBegin, r.autoCount, r.grantVarsBegin, r.grantVarCount, r.blocksBegin, r.blockCount, r.overridesBegin, r.overrideCount, r.modifiersBegin, r.modifierCount, r.rulesBegin, r.ruleCount, r.line); }
 auto fields(Cost &r) { return std::tie(r.pool, r.amountBody, r.link, r.upfront); }
 auto fields(Requirement &r) { return std::tie(r.body, r.leftBody, r.rightBody, r.text); }
-auto fields(Ability &r) { return std::tie(r.name, r.tags, r.target, r.side, r.upTo, r.distinct, r.targetCount, r.targetHaving, r.targetUnless, r.withinBody, r.takesBegin, r.takeCount, r.requiresBegin, r.requireCount, r.costsBegin, r.costCount, r.cooldownEffect, r.steps, r.line); }
+auto fields(Ability &r) { return std::tie(r.name, r.tags, r.target, r.side, r.upTo, r.distinct, r.targetCount, r.targetHaving, r.targetUnless, r.withinBody, r.takesBegin, r.takeCount, r.listedBegin, r.listedCount, r.requiresBegin, r.requireCount, r.costsBegin, r.costCount, r.cooldownEffect, r.steps, r.line); }
 auto fields(ArchetypeValue &r) { return std::tie(r.value, r.link, r.body); }
 auto fields(Archetype &r) { return std::tie(r.name, r.tags, r.basesBegin, r.baseCount, r.withBegin, r.withCount, r.poolsBegin, r.poolCount, r.fullBegin, r.fullCount, r.hasBegin, r.hasCount, r.grantsBegin, r.grantCount, r.autosBegin, r.autoCount, r.givesBegin, r.giveCount); }
 auto fields(Body &r) { return std::tie(r.kind, r.root, r.stepsBegin, r.stepsEnd, r.localCount, r.line, r.file); }
@@ -301,6 +301,9 @@ struct Check {
       tagSet(a.targetUnless);
       body(a.withinBody);
       range(a.takesBegin, a.takeCount, t.idLists.size(), "lists");
+      range(a.listedBegin, a.listedCount, t.idLists.size(), "lists");
+      for (uint32_t k = 0; k < a.listedCount && a.listedBegin + k < t.idLists.size(); ++k)
+        in(t.idLists[a.listedBegin + k], t.tags.size(), "tags");
       range(a.requiresBegin, a.requireCount, t.requirements.size(), "requirements");
       range(a.costsBegin, a.costCount, t.costs.size(), "costs");
       in(a.cooldownEffect, t.effects.size(), "effects");

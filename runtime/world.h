@@ -471,6 +471,14 @@ private:
   void fault(Refusal reason, const std::string &text);
   bool carriesAll(const TagBits &have, pack::TagSet want) const;
   bool carriesAny(const TagBits &have, pack::TagSet want) const;
+  // A tag as a formula holds it: its id + 1, 0 for none.
+  Id tagOfValue(int64_t tag) const {
+    return tag > 0 && uint64_t(tag) <= t_->tags.size() ? Id(tag - 1) : pack::kNoId;
+  }
+  bool carriesTag(const TagBits &have, int64_t tag) const {
+    Id g = tagOfValue(tag);
+    return g != pack::kNoId && ((have.w[g / 64] >> (g % 64)) & 1);
+  }
   void addTags(TagBits &to, pack::TagSet set) const {
     const uint64_t *w = t_->tagSet(set);
     for (uint32_t i = 0; i < t_->tagWords; ++i)

@@ -27,8 +27,7 @@ pack::Id World::tagOf(const Frame &f, const pack::Action &a, Id named) const {
     return named;
   if (named == kNoId || !f.c.vars)
     return kNoId;
-  int64_t tag = f.c.vars[named]; // a tag value: its id + 1, 0 none
-  return tag > 0 && uint64_t(tag) <= t_->tags.size() ? Id(tag - 1) : kNoId;
+  return tagOfValue(f.c.vars[named]);
 }
 
 // A property an event carries, set over any it had.

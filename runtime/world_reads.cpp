@@ -85,6 +85,8 @@ int64_t World::apiRead(Frame &f, uint32_t readId, const int64_t *args) {
       return 0;
     if (r.a != kNoId)
       return holds(args[0], r.a) ? kOne : 0;
+    if (r.b == pack::kTagOperand)
+      return carriesTag(tagsOf(args[0]), args[1]) ? kOne : 0;
     return carriesAll(tagsOf(args[0]), r.tags) ? kOne : 0;
   case ReadOp::HasHandle:
     return instance(args[0]) ? kOne : 0;
@@ -109,7 +111,7 @@ int64_t World::apiRead(Frame &f, uint32_t readId, const int64_t *args) {
         } else if (working(i)) {
           TagBits tb;
           addTags(tb, t_->effects[insts_[i].effect].tags);
-          n += carriesAll(tb, r.tags);
+          n += r.b == pack::kTagOperand ? carriesTag(tb, args[1]) : carriesAll(tb, r.tags);
         }
       }
     return n * kOne;
@@ -225,35 +227,46 @@ int64_t World::apiRead(Frame &f, uint32_t readId, const int64_t *args) {
     return 0;
   }
   case ReadOp::ArchetypeStat: {
+    if (r.b == kNoId)
+      return 0;
     const pack::Archetype &a = t_->archetypes[r.a];
-    for (uint32_t b = 0; b < a.baseCount; ++b) {
-      const pack::ArchetypeValue &v = t_->archetypeValues[a.basesBegin + b];
-      // "read with no actor: a number its content says, or the stat's default"
-      if (v.value == r.b && ix_->archetypeBaseSaid[a.basesBegin + b]) {
+    // The nearest base, as an actor's is read: a member's own, its type's
+    // parents', the stat's (World::base).
+    for (Id c : ix_->covers[r.b])
+      for (uint32_t b = 0; b < a.baseCount; ++b) {
+        const pack::ArchetypeValue &v = t_->archetypeValues[a.basesBegin + b];
+        if (v.value != c)
+          continue;
+        // "read with no actor: a number its content says, or the stat's default"
+        if (!ix_->archetypeBaseSaid[a.basesBegin + b])
+          return t_->values[r.b].defaultValue;
         Frame g{};
         return runBody(v.body, g);
       }
-    }
-    return r.b == kNoId ? 0 : t_->values[r.b].defaultValue;
+    return t_->values[r.b].defaultValue;
   }
   case ReadOp::TagOf: {
     if (args[0] <= 0 || size_t(args[0]) > t_->abilities.size())
       return 0;
+    // "the first tag the ability's tags line lists under that parent tag"
     const pack::Ability &ab = t_->abilities[size_t(args[0]) - 1];
-    const uint64_t *bits = t_->tagSet(ab.tags);
-    for (Id g = 0; g < t_->tags.size(); ++g)
-      if ((bits[g / 64] >> (g % 64) & 1) && t_->tags[g].parent == r.a)
-        return int64_t(g) + 1;
+    for (uint32_t k = 0; k < ab.listedCount; ++k) {
+      Id g = t_->idLists[ab.listedBegin + k];
+      for (Id up = t_->tags[g].parent; up != kNoId; up = t_->tags[up].parent)
+        if (up == r.a)
+          return int64_t(g) + 1;
+    }
     return 0;
   }
   case ReadOp::Portion: {
-    if (!e)
+    Id type = r.b == pack::kTagOperand ? tagOfValue(args[0]) : r.a;
+    if (!e || type == kNoId)
       return 0;
     int64_t s = 0;
     for (uint32_t p = 0; p < e->portionCount; ++p)
-      if ((e->portions[p].tags.w[r.a / 64] >> (r.a % 64)) & 1)
+      if ((e->portions[p].tags.w[type / 64] >> (type % 64)) & 1)
         s += e->portions[p].amount;
-    if (e->portionCount == 0 && ((e->tags.w[r.a / 64] >> (r.a % 64)) & 1))
+    if (e->portionCount == 0 && ((e->tags.w[type / 64] >> (type % 64)) & 1))
       s = e->amount;
     return s;
   }

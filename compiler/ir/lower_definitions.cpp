@@ -600,7 +600,7 @@ void Lowerer::lowerAbility(Id id, const Decl &decl) {
   std::vector<NodeId> steps;
   std::vector<Cost> costs;
   std::vector<Requirement> reqs;
-  std::vector<Id> takes;
+  std::vector<Id> takes, listed;
   BodyScope scope;
   scope.ability = id;
   for (NodeId part : decl.parts)
@@ -616,6 +616,8 @@ void Lowerer::lowerAbility(Id id, const Decl &decl) {
       switch (k) {
       case FormKind::AbilityTags:
         a.tags = tagsOf(c, "tags", true);
+        for (const std::string &tag : listItems(c, "tags"))
+          listed.push_back(tagId(tag));
         break;
       case FormKind::AbilityTarget: {
         std::string which = slotText(c, "which");
@@ -708,6 +710,9 @@ void Lowerer::lowerAbility(Id id, const Decl &decl) {
   a.takesBegin = uint32_t(t_.idLists.size());
   a.takeCount = uint32_t(takes.size());
   t_.idLists.insert(t_.idLists.end(), takes.begin(), takes.end());
+  a.listedBegin = uint32_t(t_.idLists.size());
+  a.listedCount = uint32_t(listed.size());
+  t_.idLists.insert(t_.idLists.end(), listed.begin(), listed.end());
   a.requiresBegin = uint32_t(t_.requirements.size());
   a.requireCount = uint32_t(reqs.size());
   t_.requirements.insert(t_.requirements.end(), reqs.begin(), reqs.end());

@@ -431,6 +431,11 @@ Lowered Lowerer::call(uint32_t file, const Expr &e, BodyScope &scope, ExprId) {
     Read r{ReadOp::Has};
     std::string what = argText(1);
     r.a = find(effects_, what);
+    if (r.a == kNoId && tagId(what) == kNoId) {
+      // A tag as a value (self.VAR, tag(...)): an operand.
+      r.b = pack::kTagOperand;
+      return read(r, {arg(0).expr, arg(1).expr}, Kind::Number);
+    }
     if (r.a == kNoId)
       r.tags = tagSet({what}, false);
     return read(r, {arg(0).expr}, Kind::Number);
@@ -453,6 +458,10 @@ Lowered Lowerer::call(uint32_t file, const Expr &e, BodyScope &scope, ExprId) {
   if (fn == "portion") {
     Read r{ReadOp::Portion};
     r.a = tagId(argText(0));
+    if (r.a == kNoId) { // a tag as a value: an operand
+      r.b = pack::kTagOperand;
+      return read(r, {arg(0).expr}, Kind::Number);
+    }
     return read(r, {}, Kind::Number);
   }
   if (fn == "count" || fn == "sum" || fn == "highest" || fn == "lowest") {
@@ -462,7 +471,11 @@ Lowered Lowerer::call(uint32_t file, const Expr &e, BodyScope &scope, ExprId) {
       std::vector<Id> args{arg(0).expr};
       Read r{ReadOp::CountEffect};
       r.a = find(effects_, what);
-      if (r.a == kNoId) {
+      if (r.a == kNoId && tagId(what) == kNoId) {
+        r.op = ReadOp::CountTag;
+        r.b = pack::kTagOperand;
+        args.push_back(arg(1).expr);
+      } else if (r.a == kNoId) {
         r.op = ReadOp::CountTag;
         r.tags = tagSet({what}, false);
       } else if (e.argCount > 2) {

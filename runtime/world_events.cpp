@@ -93,18 +93,9 @@ bool World::whoMatches(const pack::WhoClause &w, Handle who, Handle holder, uint
     Frame f = frameFor(inst, -1, 0);
     return runBody(w.body, f) == who;
   }
-  case pack::Who::Anyone:
-    return who != 0;
-  case pack::Who::Enemies:
-    return who != 0 && enemies(who, holder);
-  case pack::Who::Allies:
-    return who != 0 && allies(who, holder);
-  case pack::Who::OtherAllies:
-    return who != 0 && who != holder && allies(who, holder);
-  case pack::Who::Others:
-    return who != 0 && who != holder;
+  default:
+    return related(w.who, who, holder);
   }
-  return false;
 }
 
 // The kernel's dispatch of an event to the rules that may hear it: by its

@@ -280,17 +280,17 @@ int64_t World::apiRead(Frame &f, uint32_t readId, const int64_t *args) {
     return (r.a == 0 ? carriesAll(e->tags, r.tags) : carriesAny(e->tags, r.tags)) ? kOne : 0;
   case ReadOp::EventPrevented:
     return e && e->prevented ? kOne : 0;
-  case ReadOp::EventTargeting:
+  case ReadOp::EventTargeting: {
     if (!e)
       return 0;
-    for (uint32_t k = 0; k < e->targetedCount; ++k) {
-      Handle t = eventTargets_[e->targetedAt + k];
-      pack::Who who = pack::Who(r.a);
-      if ((who == pack::Who::Holder || who == pack::Who::Actor) ? t == args[0]
-                                                                : related(who, t, args[1]))
+    pack::Who who = pack::Who(r.a);
+    if (who == pack::Who::Holder || who == pack::Who::Actor)
+      return targeted(*e, args[0]) ? kOne : 0;
+    for (uint32_t k = 0; k < e->targetedCount; ++k)
+      if (related(who, eventTargets_[e->targetedAt + k], args[1]))
         return kOne;
-    }
     return 0;
+  }
   case ReadOp::Relation:
     return related(pack::Who(r.a), args[0], args[1]) ? kOne : 0;
   case ReadOp::FirstOf: {

@@ -491,7 +491,7 @@ enum ActionFlag : uint32_t {
   kHasAs = 1u << 19,
   kGranted = 1u << 20, // cast granted: the rule's effect's grants, having c's tags
   kAgain = 1u << 21,   // cast event.ability again
-  kTagInVar = 1u << 22, // convert's b, add's a: the index of the var holding the tag
+  kTagInVar = 1u << 22, // convert's b, add's a, remove all's a: the index of the var holding the tag
 };
 } // namespace flags
 using namespace flags;

@@ -572,11 +572,18 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
         self = self && !insts_[indexOf(which)].live;
       }
     } else {
+      pack::TagSet carrying = a.op == ActionOp::RemoveTag ? a.tags : 0;
+      if (a.op == ActionOp::RemoveTag && (a.flags & kTagInVar)) {
+        // The tag a var holds; one holding none takes nothing off.
+        Id tag = tagOf(f, a, a.a);
+        carrying = tag == kNoId ? 0 : t_->tags[tag].closure;
+        if (tag == kNoId)
+          targets.clear();
+      }
       for (Handle t : targets) {
         if (a.op == ActionOp::RemoveCooldown && effect == kNoId)
           continue;
-        done += uint32_t(removeEffect(effect, t, stacks, endTag, f.chain,
-                                      a.op == ActionOp::RemoveTag ? a.tags : 0,
+        done += uint32_t(removeEffect(effect, t, stacks, endTag, f.chain, carrying,
                                       a.op == ActionOp::RemoveTag ? a.c : 0));
       }
     }

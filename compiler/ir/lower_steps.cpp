@@ -377,9 +377,12 @@ void Lowerer::lowerStep(NodeId n, Step &step, BodyScope &scope) {
       a.a = find(abilities_, slotText(n, "ability"));
       if (a.a == kNoId)
         heldAbility = actorOf(n, "ability", scope).expr;
-    } else if (tree_.slot(n, "tag")) {
+    } else if (tree_.slot(n, "tag") || tree_.slot(n, "var")) {
       a.op = ActionOp::RemoveTag;
-      a.tags = tagsOf(n, "tag", false);
+      if (tree_.slot(n, "var"))
+        a.a = tagOrVar(n, "tag", a, scope);
+      else
+        a.tags = tagsOf(n, "tag", false);
       a.c = tagsOf(n, "unless", false);
     } else {
       const Slot *what = tree_.slot(n, "what");

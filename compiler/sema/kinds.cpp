@@ -239,13 +239,20 @@ bool Checker::wantsAbility(FormKind form, std::string_view label) {
 }
 
 // `grants self.VAR` grants the ability a var holds; `blocks … having
-// self.VAR` asks for the tag one holds, and `convert … to self.VAR` and
-// `add … as self.VAR` move into that tag's portion.
+// self.VAR` asks for the tag one holds, `convert … to self.VAR` and `add …
+// as self.VAR` move into that tag's portion, and `remove all self.VAR`
+// takes off what carries it.
 void Checker::checkVarKind(NodeId n, std::string_view wanted, const Scope &scope) {
   const Slot *var = tree_.slot(n, "var");
   if (!var)
     return;
   uint32_t file = tree_.nodes[n].file;
+  // A step's self.VAR names the var of the instance running it.
+  if (!scope.inEffect) {
+    diags_.report(DiagKind::RootOutOfPlace, tree_.loc(file, var->begin - 2), 4, "self",
+                  "in an effect's lines, the instance running the rule");
+    return;
+  }
   std::string_view name = text(file, var->begin);
   auto phrase = [](std::string_view kind) {
     return kind.empty()        ? "a number"
@@ -295,7 +302,7 @@ void Checker::checkKinds(NodeId n, const Scope &scope) {
   if (node.kind == FormKind::EffectGrants)
     checkVarKind(n, "ability", scope);
   if (node.kind == FormKind::EffectBlocks || node.kind == FormKind::BeforeConvert ||
-      node.kind == FormKind::BeforeAdd)
+      node.kind == FormKind::BeforeAdd || node.kind == FormKind::StepRemove)
     checkVarKind(n, "tag", scope);
   // A let names what it is given, and a self var is set as its kind says.
   bool anyKind = node.kind == FormKind::StepLet || node.kind == FormKind::Assign ||

@@ -69,6 +69,14 @@ const World::Instance *World::instance(Handle h) const {
 
 bool World::exists(Handle h) const { return actor(h) != nullptr; }
 
+std::vector<Handle> World::living() const {
+  std::vector<Handle> out;
+  for (uint32_t ai = 0; ai < actors_.size(); ++ai)
+    if (actors_[ai].live)
+      out.push_back(handle(ai, actors_[ai].gen));
+  return out;
+}
+
 std::string World::handleName(Handle h) const {
   if (h == 0)
     return "none";

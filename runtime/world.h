@@ -108,6 +108,8 @@ public:
     return a && a->live;
   }
   bool exists(Handle actor) const;
+  // The living actors, in the order they were made.
+  std::vector<Handle> living() const;
   int64_t value(Handle actor, pack::Id value);
   // A pool's maximum now, or a stat's max option; none where it has none.
   std::optional<int64_t> maximum(Handle actor, pack::Id value);

@@ -34,6 +34,7 @@ public:
     Result result;
     world_.emplace(pack_, 0);
     clock_ = 0;
+    rounds_ = 0;
     try {
       lines(play);
       checkFaults();
@@ -93,6 +94,16 @@ private:
     fail(n, fmt::format("`{}`: a play's duration is worked out from numbers alone, not yet "
                         "from what the world holds",
                         tree_.span(e.file, e.begin, e.end)));
+  }
+  // A count of turns: a whole number, none below zero.
+  int64_t wholeTurns(NodeId n, std::string_view label) const {
+    const Slot *s = tree_.slot(n, label);
+    rt::NumberFault fault = rt::NumberFault::None;
+    int64_t v = constant(n, s->value, fault);
+    if (fault != rt::NumberFault::None || v < 0 || v % rt::kOne != 0)
+      fail(n, fmt::format("`{}` is no count of turns: turns are counted whole, from 0",
+                          tree_.span(tree_.nodes[n].file, s->begin, s->end)));
+    return v / rt::kOne;
   }
   // A duration in ticks (millionths).
   int64_t ticks(NodeId n, std::string_view label) const {
@@ -288,12 +299,29 @@ private:
       line(n);
   }
 
+  // Where turns are counted, a play's clock is its rounds: in each, every
+  // actor living as it begins takes its turn in the order they were made,
+  // its turn event raised of it as the game would; one destroyed before its
+  // turn comes takes none. The world's time doesn't move (docs/readings.md
+  // 132).
+  void advanceTurns(NodeId n) {
+    bool to = tree_.slot(n, "rounds") != nullptr;
+    int64_t count = wholeTurns(n, to ? "rounds" : "turns");
+    for (int64_t r = to ? rounds_ : 0; r < count; ++r) {
+      for (Handle a : world_->living())
+        if (world_->alive(a))
+          world_->raise(t_.turnEvent, a, 0);
+      ++rounds_;
+    }
+  }
+
   void line(NodeId n) {
     FormKind k = tree_.nodes[n].kind;
     switch (k) {
     case FormKind::PlaySeed:
       world_.emplace(pack_, uint64_t(number(n, "seed") / rt::kOne));
       clock_ = 0;
+      rounds_ = 0;
       return;
     case FormKind::PlayMake: {
       step(n);
@@ -405,6 +433,10 @@ private:
     }
     case FormKind::PlayAdvance: {
       step(n);
+      if (tree_.slot(n, "unit")) {
+        advanceTurns(n);
+        return;
+      }
       // The play's clock moves exactly; the world runs each whole tick it
       // passes, so half a tick twice is one tick (docs/readings.md).
       int64_t to = tree_.slot(n, "until") ? ticks(n, "until") : clock_ + ticks(n, "by");
@@ -422,7 +454,7 @@ private:
     }
     case FormKind::PlaySave: {
       step(n);
-      saves_.insert_or_assign(text(n, "name"), Saved{*world_, actors_, places_, clock_});
+      saves_.insert_or_assign(text(n, "name"), Saved{*world_, actors_, places_, clock_, rounds_});
       lastSave_ = text(n, "name");
       return;
     }
@@ -439,6 +471,7 @@ private:
       actors_ = it->second.actors;
       places_ = it->second.places;
       clock_ = it->second.clock;
+      rounds_ = it->second.rounds;
       lastSave_ = name;
       eventMark_ = faultMark_ = world_->journal().size();
       return;
@@ -756,12 +789,14 @@ private:
   std::map<std::string, Handle> actors_;
   std::map<Handle, std::pair<int64_t, int64_t>> places_; // the play's plane
   int64_t clock_ = 0; // the play's time, in millionths of a tick: the world's runs in whole ones
+  int64_t rounds_ = 0; // the rounds of turns the play has advanced
   // A save: the world, the play's names and its plane, put back together.
   struct Saved {
     rt::World world;
     std::map<std::string, Handle> actors;
     std::map<Handle, std::pair<int64_t, int64_t>> places;
     int64_t clock;
+    int64_t rounds;
   };
   std::map<std::string, Saved> saves_;
   std::string lastSave_;

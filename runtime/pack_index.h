@@ -34,6 +34,8 @@ struct PackIndex {
   // keeps the rate it read at its anchor until the world moves it.
   std::vector<Id> worldDrifts;
   std::vector<uint8_t> driftReadsWorld; // by value
+  // Pools with a regen or a refill: those whose drift may reach a bound.
+  std::vector<Id> driftingPools;
   // Pools whose bounds read a count of a query ("which inside a moment reads
   // as the last settle left it"): inside a moment, each reads the bounds
   // the last settle took.

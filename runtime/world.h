@@ -53,9 +53,18 @@ struct JournalEntry {
 // a running hash of them (a long run, a server checking lockstep).
 enum class JournalMode : uint8_t { Keep, HashOnly };
 
-// What a host or a play gives an order, an apply or a deal.
+// What an order, a step's with or an apply gives: props or vars, each a
+// number (millionths) or a tag (its id + 1), said as which, so an order
+// giving a tag for a number or a number for a tag is refused BadProperty.
 struct Given {
-  std::vector<std::pair<pack::Id, int64_t>> values; // props (an order, a deal) or vars (an apply)
+  struct Value {
+    pack::Id name = pack::kNoId;
+    int64_t value = 0;
+    bool tag = false;
+  };
+  std::vector<Value> values;
+  static Value number(pack::Id name, int64_t v) { return {name, v, false}; }
+  static Value tagged(pack::Id name, pack::Id tag) { return {name, int64_t(tag) + 1, true}; }
 };
 
 enum class DurationUnit : uint8_t { None, Time, Turns, Count };
@@ -209,12 +218,13 @@ private:
     Handle instance = 0; // PoolBound: the actor
     uint32_t rule = 0;   // PoolBound: the pool
     uint32_t version = 0;
+    int64_t at = 0; // the tick it fires on, worked out as it goes on the heap
+    int64_t tick() const { return due <= 0 ? due / kOne : (due - 1) / kOne + 1; }
     // By the tick it fires on, then what runs first within a tick (a time
     // expires after anything else due then), then its exact time.
-    int64_t tick() const { return due <= 0 ? due / kOne : (due - 1) / kOne + 1; }
     bool operator>(const Timer &o) const {
-      if (tick() != o.tick())
-        return tick() > o.tick();
+      if (at != o.at)
+        return at > o.at;
       if (phase != o.phase)
         return phase > o.phase;
       if (due != o.due)
@@ -347,24 +357,41 @@ private:
   bool nestedTooDeep() { return valueNesting_ > kValueNesting && faultNesting(); }
   bool faultNesting();
   int64_t boundOf(Handle a, Id body);
+  // A pool's least and most as they read now, read once for all that a
+  // settle or a landing needs of them.
+  struct PoolBounds {
+    int64_t least = 0;
+    int64_t most = INT64_MAX;
+  };
+  PoolBounds poolBounds(Handle a, Id pool) {
+    int64_t least = poolLeast(a, pool);
+    return {least, poolMost(a, pool)};
+  }
   int64_t poolNow(Handle a, Id pool);
+  // The same, its slot and bounds in hand.
+  int64_t poolNowWithin(Handle a, Id pool, size_t slot, PoolBounds bounds);
   void settlePools(Handle a);
   void touch(Handle a);
   // An instance of this effect comes, goes or changes stacks on a.
   void touchFor(Handle a, Id effect);
-  void settlePool(Handle a, Id pool);
+  PoolBounds settlePool(Handle a, Id pool);
   // A drift's rate a period: read afresh, or where it reads the world, the
   // one it read at its anchor.
   int64_t driftRate(Handle a, Id pool, size_t slot);
   bool boundsHeld(Handle a, Id pool, size_t &slot) const;
   void settleWorldReaders();
   void retimeWorldClocks();
-  void touchPool(Handle a, Id pool);
+  PoolBounds touchPool(Handle a, Id pool);
   int64_t poolClock(Handle a, Id pool) const;
   void schedulePoolBounds(Handle a);
   void firePoolBound(const Timer &tm);
   void landOnPool(Event &e, Handle a);
-  int64_t clampPool(Handle a, Id pool, int64_t amount);
+  int64_t clampPool(Handle a, Id pool, int64_t amount) {
+    return clampWithin(pool, amount, poolBounds(a, pool));
+  }
+  int64_t clampWithin(Id pool, int64_t amount, PoolBounds b) const {
+    return rounded(pool, std::clamp(amount, b.least, std::max(b.least, b.most)));
+  }
   int64_t poolLeast(Handle a, Id pool);
   int64_t poolMost(Handle a, Id pool);
   int64_t rounded(Id value, int64_t v) const;
@@ -580,6 +607,11 @@ private:
   std::vector<int64_t> captured_;
   std::vector<Prop> instProps_; // what the Apply putting an instance on carried
   std::vector<Timer> timers_; // a heap
+  void pushTimer(Timer t) {
+    t.at = t.tick();
+    timers_.push_back(t);
+    std::push_heap(timers_.begin(), timers_.end(), std::greater<>());
+  }
   std::vector<int64_t> statCache_;
   std::vector<uint64_t> statEpoch_;
   // The moment's events: a reference holds as the list grows, and a new

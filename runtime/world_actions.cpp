@@ -6,6 +6,7 @@
 #include "number.h"
 
 #include <algorithm>
+#include <new>
 
 namespace ledger::rt {
 
@@ -92,8 +93,8 @@ Refusal World::changePool(Frame *f, Id tag, Id pool, Handle to, Handle source, H
     inheritChain(e, *f);
   }
   // A step's with over what the chain carries.
-  for (auto [prop, v] : props.values)
-    setProp(e, prop, v);
+  for (const Given::Value &g : props.values)
+    setProp(e, g.name, g.value);
   return raiseEvent(ei);
 }
 
@@ -120,7 +121,8 @@ Refusal World::applyTo(Frame *f, Id effect, int64_t stacks, Handle to, Handle so
     }
     // self reads the newcomer: its vars, as it goes on with them, and its stacks.
     size_t givenFrom = givenVars_.size();
-    givenVars_.insert(givenVars_.end(), vars.values.begin(), vars.values.end());
+    for (const Given::Value &v : vars.values)
+      givenVars_.push_back({v.name, v.value});
     newcomerVars(effect, g, uint32_t(givenFrom), uint32_t(vars.values.size()));
     givenVars_.resize(givenFrom);
     Newcomer reading(newcomerStacks_, stacks);
@@ -144,8 +146,8 @@ Refusal World::applyTo(Frame *f, Id effect, int64_t stacks, Handle to, Handle so
   if (life.time >= 0)
     addTags(e.tags, t_->tags[Id(BuiltinTag::Timed)].closure);
   e.varsFrom = uint32_t(givenVars_.size());
-  for (auto v : vars.values)
-    givenVars_.push_back(v);
+  for (const Given::Value &v : vars.values)
+    givenVars_.push_back({v.name, v.value});
   e.varCount = uint32_t(vars.values.size());
   if (f)
     inheritChain(e, *f);
@@ -245,9 +247,9 @@ Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32
     for (size_t l = 0; l < links; ++l)
       if (!t_->links[l].global)
         links_[size_t(i) * links + l] = linkOf(creator, Id(l));
-  for (auto [what, v] : withs.values)
-    if (what & pack::kWithLink)
-      links_[size_t(i) * links + (what & ~pack::kWithLink)] = v;
+  for (const Given::Value &w : withs.values)
+    if (w.name & pack::kWithLink)
+      links_[size_t(i) * links + (w.name & ~pack::kWithLink)] = w.value;
   const pack::Archetype &arch = t_->archetypes[archetype];
   Frame f{};
   f.roots[LEDGER_SLOT_HOLDER] = h;
@@ -284,9 +286,9 @@ Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32
     if (v.value != kNoId)
       pools_[size_t(i) * valueCount_ + v.value] = runBody(v.body, f);
   }
-  for (auto [what, v] : withs.values)
-    if (!(what & pack::kWithLink) && what < valueCount_ && hasPool_[size_t(i) * valueCount_ + what])
-      pools_[size_t(i) * valueCount_ + what] = v;
+  for (const Given::Value &w : withs.values)
+    if (!(w.name & pack::kWithLink) && w.name < valueCount_ && hasPool_[size_t(i) * valueCount_ + w.name])
+      pools_[size_t(i) * valueCount_ + w.name] = w.value;
   // Each pool starts within its bounds as its withs leave them: its maximum
   // then is the one it rises from.
   for (uint32_t p = 0; p < valueCount_; ++p)
@@ -307,8 +309,8 @@ Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32
     for (uint32_t w = 0; w < arch.withCount; ++w)
       if (t_->archetypeValues[arch.withBegin + w].value == pool)
         return true;
-    for (auto [what, v] : withs.values)
-      if (what == pool)
+    for (const Given::Value &w : withs.values)
+      if (w.name == pool)
         return true;
     return false;
   };
@@ -473,9 +475,10 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
   case ActionOp::Deal:
   case ActionOp::Heal: {
     targetsOf(f, a, args, targets);
-    Portion portions[kMaxPortions];
+    Room<Portion, kMaxPortions> portions; // the n it holds, each made as it is filled
     uint32_t n = std::min(a.listCount, kMaxPortions);
     for (uint32_t p = 0; p < n; ++p) {
+      new (&portions[p]) Portion{};
       portions[p].amount = args[k++];
       addTags(portions[p].tags, t_->idLists[a.listBegin + p]);
     }
@@ -490,7 +493,7 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
     Given props = withs(k);
     Id tag = a.op == ActionOp::Deal ? Id(BuiltinTag::Damage) : Id(BuiltinTag::Heal);
     for (Handle t : targets)
-      changePool(&f, tag, t_->damagePool, t, source, credit, portions, n, upTo, f.chain, props);
+      changePool(&f, tag, t_->damagePool, t, source, credit, &portions[0], n, upTo, f.chain, props);
     return LEDGER_GO;
   }
   case ActionOp::Gain:

@@ -95,9 +95,8 @@ void World::schedule(uint32_t inst) {
   ++in.timerVersion;
   Handle h = instanceHandle(inst);
   if (in.expiresAt >= 0) {
-    timers_.push_back({worldDue(in.holder, in.clock, in.expiresAt), 1, ++seq_, TimerKind::Expire,
+    pushTimer({worldDue(in.holder, in.clock, in.expiresAt), 1, ++seq_, TimerKind::Expire,
                        h, 0, in.timerVersion});
-    std::push_heap(timers_.begin(), timers_.end(), std::greater<>());
   }
   const pack::Effect &e = t_->effects[in.effect];
   uint32_t every = 0;
@@ -108,9 +107,8 @@ void World::schedule(uint32_t inst) {
     int64_t due = everyDue_[in.everyAt + every++];
     if (due < 0)
       continue;
-    timers_.push_back({worldDue(in.holder, in.clock, due), 0, ++seq_, TimerKind::Every, h,
+    pushTimer({worldDue(in.holder, in.clock, due), 0, ++seq_, TimerKind::Every, h,
                        e.rulesBegin + r, insts_[inst].timerVersion});
-    std::push_heap(timers_.begin(), timers_.end(), std::greater<>());
   }
 }
 
@@ -613,9 +611,8 @@ void World::fireTimer(const Timer &tm) {
     int64_t &due = everyDue_[in->everyAt + every];
     if (interval > 0) {
       due += interval;
-      timers_.push_back({worldDue(in->holder, in->clock, due), 0, ++seq_, TimerKind::Every,
+      pushTimer({worldDue(in->holder, in->clock, due), 0, ++seq_, TimerKind::Every,
                          tm.instance, tm.rule, tm.version});
-      std::push_heap(timers_.begin(), timers_.end(), std::greater<>());
     }
     if (working(inst) && alive(insts_[inst].holder) && !actor(insts_[inst].holder)->fallen) {
       if (rule.creditHolder)

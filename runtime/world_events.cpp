@@ -170,7 +170,7 @@ void World::mergeBySeq(std::vector<uint32_t> &out, size_t mid) {
 }
 
 bool World::blocks(const Event &e) {
-  TagBits activating = e.tags;
+  const TagBits &activating = e.tags;
   for (Handle who : {e.subject, e.source}) {
     if (who == 0 || !alive(who) || blockers_[indexOf(who)] == 0)
       continue;
@@ -264,10 +264,10 @@ void World::runBefore(uint32_t ei) {
     // A rule naming a portion's tags acts on those portions alone.
     f.portions = ~0u;
     // Its filter reads the tags of the portions it acts on, not the others'.
-    TagBits heard = e.tags;
-    if (e.portionCount > 0 && (rule.filter.having || rule.filter.unless)) {
+    TagBits heard;
+    bool narrowed = e.portionCount > 0 && (rule.filter.having || rule.filter.unless);
+    if (narrowed) {
       uint32_t mask = 0;
-      heard = TagBits{};
       for (uint32_t p = 0; p < e.portionCount; ++p) {
         if (e.portions[p].gone)
           continue; // taken by an earlier rule: no longer held
@@ -291,9 +291,11 @@ void World::runBefore(uint32_t ei) {
         continue;
       f.portions = mask;
     }
-    std::swap(e.tags, heard);
+    if (narrowed)
+      std::swap(e.tags, heard);
     bool matches = runBody(rule.matchBody, f) != 0;
-    std::swap(events_[ei].tags, heard);
+    if (narrowed)
+      std::swap(events_[ei].tags, heard);
     if (!matches)
       continue;
     if (rule.whenBody != kNoId && runBody(rule.whenBody, f) == 0)

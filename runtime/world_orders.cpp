@@ -193,8 +193,8 @@ uint32_t World::activateEvent(const Frame *parent, Handle caster, Id ability,
     inheritChain(e, *parent);
   if (grant)
     e.grant = grant;
-  for (auto [prop, v] : given.values)
-    setProp(e, prop, v);
+  for (const Given::Value &g : given.values)
+    setProp(e, g.name, g.value);
   return ei;
 }
 
@@ -416,10 +416,17 @@ Outcome World::canAct(Handle a, Id ability, const std::vector<Handle> &targets,
 // The properties an order or a cast's with carries: each one the ability
 // takes and within what its declaration allows, and a tag property with no
 // default given by an order (a cast's come down its chain); else BadProperty
-// before anything moves.
+// before anything moves. An order says each value's kind: a tag for a
+// number property (X too) or a number for a tag property is refused.
 Outcome World::checkProps(Id ability, const Given &given, bool order) const {
   const pack::Ability &ab = t_->abilities[ability];
-  for (auto [prop, v] : given.values) {
+  for (const Given::Value &value : given.values) {
+    Id prop = value.name;
+    int64_t v = value.value;
+    bool tagProp = prop != kNoId && t_->props[prop].kind == pack::PropKind::Tag;
+    if (order && value.tag != tagProp)
+      return refused(Refusal::BadProperty,
+                     prop == kNoId ? "X" : std::string(t_->name(t_->props[prop].name)));
     if (prop == kNoId)
       continue;
     bool takes = false;
@@ -444,8 +451,8 @@ Outcome World::checkProps(Id ability, const Given &given, bool order) const {
   for (uint32_t i = 0; order && i < ab.takeCount; ++i) {
     const pack::Prop &p = t_->props[t_->idLists[ab.takesBegin + i]];
     bool given_ = false;
-    for (auto [prop, v] : given.values)
-      given_ |= prop == t_->idLists[ab.takesBegin + i];
+    for (const Given::Value &g : given.values)
+      given_ |= g.name == t_->idLists[ab.takesBegin + i];
     if (p.kind == pack::PropKind::Tag && p.defaultValue == 0 && !given_)
       return refused(Refusal::BadProperty, std::string(t_->name(p.name)));
   }

@@ -345,30 +345,29 @@ bool World::boundsHeld(Handle a, Id pool, size_t &slot) const {
   return boundsSettled_[slot];
 }
 
-int64_t World::clampPool(Handle a, Id pool, int64_t amount) {
-  int64_t least = poolLeast(a, pool);
-  return rounded(pool, std::clamp(amount, least, std::max(least, poolMost(a, pool))));
-}
 
 
 
 // A pool now: its anchor's amount, the drift since in closed form, its
 // maximum's rise if it heals, within its bounds.
 int64_t World::poolNow(Handle a, Id pool) {
-  const Actor *ac = actor(a);
-  if (!ac)
+  if (!actor(a))
     return 0;
   size_t i = size_t(indexOf(a)) * valueCount_ + pool;
   if (!hasPool_[i])
     return 0;
+  return poolNowWithin(a, pool, i, poolBounds(a, pool));
+}
+
+int64_t World::poolNowWithin(Handle a, Id pool, size_t i, PoolBounds bounds) {
   const pack::Value &p = t_->values[pool];
   int64_t amount = pools_[i];
-  if (ac->live) {
+  NumberFault fault = NumberFault::None;
+  if (actor(a)->live && (p.regenStat != kNoId || p.refillEveryTicks > 0)) {
     // Its clock: its holder's time, or the world's pace with clock world; both
     // count from the make.
     int64_t nowAt = poolClock(a, pool);
     int64_t elapsed = nowAt - poolAt_[i];
-    NumberFault fault = NumberFault::None;
     if (p.regenStat != kNoId && elapsed > 0 && p.regenPerTicks > 0)
       amount = add(amount, mulDiv(driftRate(a, pool, i), elapsed, p.regenPerTicks), fault);
     if (p.refillEveryTicks > 0 && elapsed > 0) {
@@ -376,13 +375,11 @@ int64_t World::poolNow(Handle a, Id pool) {
       int64_t to = nowAt / p.refillEveryTicks;
       amount = add(amount, mul(p.refillAmount, (to - from) * kOne, fault), fault);
     }
-    if (p.rise == pack::Rise::Heal && p.maxBody != kNoId) {
-      int64_t most = poolMost(a, pool);
-      if (most > poolMax_[i])
-        amount = add(amount, most - poolMax_[i], fault);
-    }
   }
-  return clampPool(a, pool, amount);
+  if (actor(a)->live && p.rise == pack::Rise::Heal && p.maxBody != kNoId &&
+      bounds.most > poolMax_[i])
+    amount = add(amount, bounds.most - poolMax_[i], fault);
+  return clampWithin(pool, amount, bounds);
 }
 
 // Before anything an actor's values read changes: its pools' drift so far
@@ -395,18 +392,19 @@ void World::settlePools(Handle a) {
     settlePool(a, p);
 }
 
-void World::settlePool(Handle a, Id p) {
+World::PoolBounds World::settlePool(Handle a, Id p) {
   size_t i = size_t(indexOf(a)) * valueCount_ + p;
   if (!hasPool_[i])
-    return;
-  int64_t amount = poolNow(a, p);
-  pools_[i] = amount;
+    return {};
+  PoolBounds bounds = poolBounds(a, p);
+  pools_[i] = actor(a) ? poolNowWithin(a, p, i, bounds) : 0;
   poolAt_[i] = poolClock(a, p);
-  poolMax_[i] = poolMost(a, p);
+  poolMax_[i] = bounds.most;
   if (ix_->boundsReadCount[p])
-    poolMin_[i] = poolLeast(a, p);
+    poolMin_[i] = bounds.least;
   if (ix_->driftReadsWorld[p])
     poolRate_[i] = computeStat(a, t_->values[p].regenStat, nullptr);
+  return bounds;
 }
 
 int64_t World::driftRate(Handle a, Id pool, size_t slot) {
@@ -517,14 +515,22 @@ void World::touchFor(Handle a, Id effect) {
 // A change to one pool alone: what its holder's other values read stands,
 // so only what reads the world is read afresh. Where no pool's bounds or
 // drift read the world, the holder's other pools drift on as they were.
-void World::touchPool(Handle a, Id pool) {
-  if (ix_->poolsReadWorld)
-    settlePools(a);
-  else
-    settlePool(a, pool);
+World::PoolBounds World::touchPool(Handle a, Id pool) {
+  PoolBounds bounds;
+  if (ix_->poolsReadWorld) {
+    // Settling one pool moves no amount another's bound reads.
+    for (Id p = 0; actor(a) && p < valueCount_; ++p) {
+      PoolBounds settled = settlePool(a, p);
+      if (p == pool)
+        bounds = settled;
+    }
+  } else {
+    bounds = settlePool(a, pool);
+  }
   ++epoch_;
   if (actor(a) && std::find(touched_.begin(), touched_.end(), a) == touched_.end())
     touched_.push_back(a);
+  return bounds;
 }
 
 // A pool's clock: its holder's time, or the world's pace with clock world;
@@ -542,14 +548,13 @@ void World::schedulePoolBounds(Handle a) {
   if (!alive(a))
     return;
   uint32_t ai = indexOf(a);
-  for (Id p = 0; p < valueCount_; ++p) {
+  for (Id p : ix_->driftingPools) {
     size_t i = size_t(ai) * valueCount_ + p;
     if (!hasPool_[i])
       continue;
     const pack::Value &v = t_->values[p];
-    if (v.regenStat == kNoId && v.refillEveryTicks <= 0)
-      continue;
-    int64_t amount = poolNow(a, p), least = poolLeast(a, p), most = poolMost(a, p);
+    PoolBounds bounds = poolBounds(a, p);
+    int64_t amount = poolNowWithin(a, p, i, bounds), least = bounds.least, most = bounds.most;
     int64_t at = poolClock(a, p), due = -1;
     if (v.regenStat != kNoId && v.regenPerTicks > 0) {
       int64_t rate = driftRate(a, p, i); // a period's drift
@@ -574,8 +579,7 @@ void World::schedulePoolBounds(Handle a) {
     poolDue_[i] = worldAt;
     if (worldAt < 0)
       continue;
-    timers_.push_back({worldAt, 0, ++seq_, TimerKind::PoolBound, a, p, poolVersion_[i]});
-    std::push_heap(timers_.begin(), timers_.end(), std::greater<>());
+    pushTimer({worldAt, 0, ++seq_, TimerKind::PoolBound, a, p, poolVersion_[i]});
   }
 }
 
@@ -619,7 +623,7 @@ int64_t World::value(Handle a, Id v) {
 // what it took and what its bound refused written on the event.
 void World::landOnPool(Event &e, Handle a) {
   size_t i = size_t(indexOf(a)) * valueCount_ + e.pool;
-  touchPool(a, e.pool);
+  PoolBounds bounds = touchPool(a, e.pool);
   int64_t before = pools_[i];
   NumberFault fault = NumberFault::None;
   int64_t amount = 0;
@@ -639,7 +643,7 @@ void World::landOnPool(Event &e, Handle a) {
     target = sub(before, amount, fault);
   else
     target = add(before, std::min(amount, e.upTo == INT64_MAX ? amount : std::max<int64_t>(0, sub(e.upTo, before, fault))), fault);
-  int64_t after = clampPool(a, e.pool, target);
+  int64_t after = clampWithin(e.pool, target, bounds);
   pools_[i] = after;
   e.before = before;
   e.onPool = true;

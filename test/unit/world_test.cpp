@@ -14,6 +14,9 @@ namespace {
 constexpr const char *kCatalog = R"(rate 10
 link side
 allegiance side
+tags Fire Frost
+prop Power default 1 min 0 max 5
+prop Element among Fire Frost default Fire
 stat MaxHealth default 50
 pool Health max MaxHealth
 pool Mana max 100
@@ -24,6 +27,7 @@ effect Burn
         deal 2 * self.stacks to holder from source
 ability Bolt
     target one enemy
+    takes Power, Element
     cost Mana 30
     cooldown 2s
     deal 10 to target
@@ -37,6 +41,7 @@ archetype Mage
 struct HostApi : ::testing::Test {
   std::unique_ptr<rt::Pack> pack;
   pack::Id bolt = 0, burn = 0, mage = 0, team = 0, health = 0, mana = 0, side = 0;
+  pack::Id power = 0, element = 0, fire = 0;
   void SetUp() override {
     auto fe = runFrontendOnText("t.ledger", kCatalog, FileRole::Catalog);
     ASSERT_TRUE(fe->ok());
@@ -56,6 +61,11 @@ struct HostApi : ::testing::Test {
     health = find(t.values, "Health");
     mana = find(t.values, "Mana");
     side = find(t.links, "side");
+    power = find(t.props, "Power");
+    element = find(t.props, "Element");
+    for (pack::Id g = 0; g < t.tags.size(); ++g)
+      if (t.name(t.tags[g].name) == "Fire")
+        fire = g;
     pack = rt::Pack::reference(std::move(t), eval::evaluator());
   }
 };
@@ -85,6 +95,29 @@ TEST_F(HostApi, ARefusedOrderChangesNothing) {
   EXPECT_EQ(w.act(ally, pack::Id(bolt), {a, a}).refusal, rt::Refusal::BadTarget);
   EXPECT_EQ(w.journal().size(), journal);
   EXPECT_EQ(w.value(a, mana), 100'000'000);
+}
+
+// "an order carrying ... a tag it may not hold, is refused before anything
+// moves": the host says which of its values are tags, so a tag for a number
+// property, or a number for a tag property, is refused BadProperty.
+TEST_F(HostApi, AnOrderGivingAValueOfTheWrongKindIsRefusedBadProperty) {
+  rt::World w(*pack);
+  rt::Handle red = w.make(team), blue = w.make(team);
+  rt::Handle a = w.make(mage, {{side, red}}), b = w.make(mage, {{side, blue}});
+  size_t journal = w.journal().size();
+  rt::Given tagForNumber{{rt::Given::tagged(power, fire)}};
+  rt::Outcome o = w.act(a, bolt, {b}, tagForNumber);
+  EXPECT_EQ(o.refusal, rt::Refusal::BadProperty);
+  EXPECT_EQ(o.text, "Power");
+  // Fire's id + 1 as a bare number is a number, not the tag.
+  rt::Given numberForTag{{rt::Given::number(element, int64_t(fire) + 1)}};
+  EXPECT_EQ(w.act(a, bolt, {b}, numberForTag).refusal, rt::Refusal::BadProperty);
+  rt::Given tagForX{{rt::Given::tagged(pack::kNoId, fire)}};
+  EXPECT_EQ(w.act(a, bolt, {b}, tagForX).text, "X");
+  EXPECT_EQ(w.journal().size(), journal);
+  EXPECT_EQ(w.value(a, mana), 100'000'000);
+  rt::Given right{{rt::Given::number(power, 2'000'000), rt::Given::tagged(element, fire)}};
+  EXPECT_TRUE(w.act(a, bolt, {b}, right).ok());
 }
 
 TEST_F(HostApi, OrdersToTheGoneAreRefusedGone) {

@@ -97,12 +97,10 @@ private:
   }
   // A count of turns: a whole number, none below zero.
   int64_t wholeTurns(NodeId n, std::string_view label) const {
-    const Slot *s = tree_.slot(n, label);
-    rt::NumberFault fault = rt::NumberFault::None;
-    int64_t v = constant(n, s->value, fault);
-    if (fault != rt::NumberFault::None || v < 0 || v % rt::kOne != 0)
+    int64_t v = number(n, label);
+    if (v < 0 || v % rt::kOne != 0)
       fail(n, fmt::format("`{}` is no count of turns: turns are counted whole, from 0",
-                          tree_.span(tree_.nodes[n].file, s->begin, s->end)));
+                          text(n, label)));
     return v / rt::kOne;
   }
   // A duration in ticks (millionths).
@@ -237,9 +235,8 @@ private:
   }
   static std::string num(int64_t v) { return formatFixed(Fixed{v}); }
 
-  // What a line's with gives, each a number or a tag id (one more than its
-  // index); tags, where asked, lists which values were given as tags.
-  rt::Given given(NodeId n, bool vars, Id effectId, std::vector<size_t> *tags = nullptr) {
+  // What a line's with gives, each a number or a tag, said as which.
+  rt::Given given(NodeId n, bool vars, Id effectId) {
     rt::Given g;
     for (const Slot *s : tree_.slotsNamed(n, "assign")) {
       NodeId as = s->value;
@@ -248,6 +245,7 @@ private:
       uint32_t file = tree_.nodes[as].file;
       const Expr &e = tree_.exprs[v->value];
       int64_t value;
+      bool isTag = false;
       std::string valueText(tree_.span(file, e.begin, e.end));
       if (e.kind == ExprKind::Number) {
         value = tree_.token(file, e.begin).value.raw;
@@ -255,8 +253,7 @@ private:
         value = -tree_.token(file, tree_.exprs[tree_.exprArgs[e.firstArg]].begin).value.raw;
       } else if (Id g_ = tag(valueText); g_ != kNoId) {
         value = int64_t(g_) + 1;
-        if (tags)
-          tags->push_back(g.values.size());
+        isTag = true;
       } else {
         fail(n, fmt::format("`{}` is no number and no tag", valueText));
       }
@@ -273,7 +270,7 @@ private:
         if (id == kNoId)
           fail(n, fmt::format("`{}` is no property", name));
       }
-      g.values.push_back({id, value});
+      g.values.push_back({id, value, isTag});
     }
     return g;
   }
@@ -356,21 +353,7 @@ private:
       std::vector<Handle> targets;
       for (const Slot *s : tree_.slotsNamed(n, "targets"))
         targets.push_back(actorPath(n, std::string(tree_.span(tree_.nodes[n].file, s->begin, s->end))));
-      std::vector<size_t> tags;
-      rt::Given g = given(n, false, kNoId, &tags);
-      // "a tag property is given a tag by name": a number for one, or a tag
-      // for a number (X's too), is a tag it may not hold, refused
-      // BadProperty before anything moves. The world reads both as numbers.
-      for (size_t i = 0; i < g.values.size(); ++i) {
-        Id p = g.values[i].first;
-        bool tagProp = p != kNoId && t_.props[p].kind == pack::PropKind::Tag;
-        if (tagProp != (std::find(tags.begin(), tags.end(), i) != tags.end())) {
-          last_ = rt::Outcome{};
-          last_.refusal = rt::Refusal::BadProperty;
-          last_.text = p == kNoId ? "X" : std::string(t_.name(t_.props[p].name));
-          return;
-        }
-      }
+      rt::Given g = given(n, false, kNoId);
       last_ = world_->act(actorPath(n, text(n, "actor")), ability(text(n, "ability")), targets, g,
                           usingEffect);
       return;

@@ -4,6 +4,8 @@
 // whole, never half used.
 #include "pack_format.h"
 
+#include "bytes.h"
+
 #include "random.h"
 
 #include <cstring>
@@ -11,122 +13,50 @@
 #include <type_traits>
 
 namespace ledger::pack {
-namespace {
-
-constexpr char kMagic[8] = {'L', 'E', 'D', 'G', 'P', 'A', 'C', 'K'};
 
 // Each record by its fields, in the order they are declared, so the bytes
 // hold no padding and a catalog's blob, and its hash, are the same on every
-// build. A field added to a record is added here too.
+// build. A field added to a record is added here too. They stand in the
+// records' own namespace, where the bytes' writer and reader find them.
 // clang-format off
-auto fields(Value &r) { return std::tie(r.name, r.kind, r.whole, r.rise, r.clockWorld, r.kept, r.byType, r.member, r.memberTag, r.minBody, r.maxBody, r.defaultValue, r.regenStat, r.regenPerTicks, r.refillAmount, r.refillEveryTicks); }
-auto fields(Tag &r) { return std::tie(r.name, r.parent, r.carried, r.closure); }
-auto fields(Event &r) { return std::tie(r.name, r.builtin); }
-auto fields(Link &r) { return std::tie(r.name, r.global); }
-auto fields(Prop &r) { return std::tie(r.name, r.kind, r.whole, r.hasMin, r.hasMax, r.defaultValue, r.min, r.max, r.under, r.among); }
-auto fields(Curve &r) { return std::tie(r.name, r.steps, r.pointsBegin, r.pointCount); }
-auto fields(Point &r) { return std::tie(r.x, r.y); }
-auto fields(WhoClause &r) { return std::tie(r.who, r.body); }
-auto fields(Filter &r) { return std::tie(r.event, r.tag, r.any, r.pool, r.having, r.unless, r.prevented, r.of, r.by, r.credited, r.targeting); }
-auto fields(Rule &r) { return std::tie(r.kind, r.owner, r.index, r.filter, r.stage, r.oncePerChain, r.creditHolder, r.whenBody, r.matchBody, r.steps, r.intervalBody, r.countBody, r.having, r.unless, r.line); }
-auto fields(Modifier &r) { return std::tie(r.stat, r.op, r.percent, r.flat, r.live, r.captured, r.category, r.amountBody); }
-auto fields(StackPolicy &r) { return std::tie(r.mode, r.full, r.perSource, r.isSigned, r.maxBody, r.strongerBody, r.keepUpTo, r.keepSaid); }
-auto fields(Lasts &r) { return std::tie(r.kind, r.timeBody, r.oneAtATime, r.countBody, r.countFilter, r.countMatchBody); }
-auto fields(Var &r) { return std::tie(r.name, r.kind, r.initBody); }
-auto fields(Block &r) { return std::tie(r.all, r.event, r.tags, r.unless, r.having, r.havingVar, r.byHolder, r.from); }
-auto fields(LinkOverride &r) { return std::tie(r.link, r.actorBody); }
-auto fields(Effect &r) { return std::tie(r.name, r.tags, r.isCooldown, r.varsBegin, r.varCount, r.stack, r.lasts, r.clock, r.clockStat, r.diesPool, r.diesEvent, r.fallsPool, r.fallsEvent, r.preventsDeath, r.suspendsAll, r.suspendsExcept, r.orderBody, r.exclusive, r.grantsBegin, r.grantCount, r.autosBegin, r.autoCount, r.grantVarsBegin, r.grantVarCount, r.blocksBegin, r.blockCount, r.overridesBegin, r.overrideCount, r.modifiersBegin, r.modifierCount, r.rulesBegin, r.ruleCount, r.line); }
-auto fields(Cost &r) { return std::tie(r.pool, r.amountBody, r.link, r.upfront); }
-auto fields(Requirement &r) { return std::tie(r.body, r.leftBody, r.rightBody, r.text); }
-auto fields(Ability &r) { return std::tie(r.name, r.tags, r.target, r.side, r.upTo, r.distinct, r.targetCount, r.targetHaving, r.targetUnless, r.withinBody, r.takesBegin, r.takeCount, r.listedBegin, r.listedCount, r.requiresBegin, r.requireCount, r.costsBegin, r.costCount, r.cooldownEffect, r.steps, r.line); }
-auto fields(ArchetypeValue &r) { return std::tie(r.value, r.link, r.body); }
-auto fields(Archetype &r) { return std::tie(r.name, r.tags, r.basesBegin, r.baseCount, r.withBegin, r.withCount, r.poolsBegin, r.poolCount, r.fullBegin, r.fullCount, r.hasBegin, r.hasCount, r.grantsBegin, r.grantCount, r.autosBegin, r.autoCount, r.givesBegin, r.giveCount); }
-auto fields(Body &r) { return std::tie(r.kind, r.root, r.stepsBegin, r.stepsEnd, r.localCount, r.line, r.file); }
-auto fields(Expr &r) { return std::tie(r.op, r.a, r.b, r.c, r.imm, r.argsBegin, r.argCount); }
-auto fields(Fold &r) { return std::tie(r.kind, r.query, r.item); }
-auto fields(Read &r) { return std::tie(r.op, r.a, r.b, r.tags); }
-auto fields(Query &r) { return std::tie(r.kind, r.quantifier, r.subject, r.having, r.unless, r.whenBody, r.hasCount, r.hasOf, r.effect, r.keysBegin, r.keyCount, r.hasFrom); }
-auto fields(Step &r) { return std::tie(r.op, r.info, r.argsBegin, r.argCount, r.bodyBegin, r.bodyEnd, r.elseBegin, r.elseEnd, r.slot, r.line); }
-auto fields(Action &r) { return std::tie(r.op, r.a, r.b, r.c, r.listBegin, r.listCount, r.tags, r.query, r.queryArgCount, r.withBegin, r.withCount, r.flags, r.resultSlot, r.line); }
-auto fields(SortKey &r) { return std::tie(r.kind, r.tag, r.body); }
-auto fields(AutoGrant &r) { return std::tie(r.ability, r.keysBegin, r.keyCount); }
+static auto fields(Value &r) { return std::tie(r.name, r.kind, r.whole, r.rise, r.clockWorld, r.kept, r.byType, r.member, r.memberTag, r.minBody, r.maxBody, r.defaultValue, r.regenStat, r.regenPerTicks, r.refillAmount, r.refillEveryTicks); }
+static auto fields(Tag &r) { return std::tie(r.name, r.parent, r.carried, r.closure); }
+static auto fields(Event &r) { return std::tie(r.name, r.builtin); }
+static auto fields(Link &r) { return std::tie(r.name, r.global); }
+static auto fields(Prop &r) { return std::tie(r.name, r.kind, r.whole, r.hasMin, r.hasMax, r.defaultValue, r.min, r.max, r.under, r.among); }
+static auto fields(Curve &r) { return std::tie(r.name, r.steps, r.pointsBegin, r.pointCount); }
+static auto fields(Point &r) { return std::tie(r.x, r.y); }
+static auto fields(WhoClause &r) { return std::tie(r.who, r.body); }
+static auto fields(Filter &r) { return std::tie(r.event, r.tag, r.any, r.pool, r.having, r.unless, r.prevented, r.of, r.by, r.credited, r.targeting); }
+static auto fields(Rule &r) { return std::tie(r.kind, r.owner, r.index, r.filter, r.stage, r.oncePerChain, r.creditHolder, r.whenBody, r.matchBody, r.steps, r.intervalBody, r.countBody, r.having, r.unless, r.line); }
+static auto fields(Modifier &r) { return std::tie(r.stat, r.op, r.percent, r.flat, r.live, r.captured, r.category, r.amountBody); }
+static auto fields(StackPolicy &r) { return std::tie(r.mode, r.full, r.perSource, r.isSigned, r.maxBody, r.strongerBody, r.keepUpTo, r.keepSaid); }
+static auto fields(Lasts &r) { return std::tie(r.kind, r.timeBody, r.oneAtATime, r.countBody, r.countFilter, r.countMatchBody); }
+static auto fields(Var &r) { return std::tie(r.name, r.kind, r.initBody); }
+static auto fields(Block &r) { return std::tie(r.all, r.event, r.tags, r.unless, r.having, r.havingVar, r.byHolder, r.from); }
+static auto fields(LinkOverride &r) { return std::tie(r.link, r.actorBody); }
+static auto fields(Effect &r) { return std::tie(r.name, r.tags, r.isCooldown, r.varsBegin, r.varCount, r.stack, r.lasts, r.clock, r.clockStat, r.diesPool, r.diesEvent, r.fallsPool, r.fallsEvent, r.preventsDeath, r.suspendsAll, r.suspendsExcept, r.orderBody, r.exclusive, r.grantsBegin, r.grantCount, r.autosBegin, r.autoCount, r.grantVarsBegin, r.grantVarCount, r.blocksBegin, r.blockCount, r.overridesBegin, r.overrideCount, r.modifiersBegin, r.modifierCount, r.rulesBegin, r.ruleCount, r.line); }
+static auto fields(Cost &r) { return std::tie(r.pool, r.amountBody, r.link, r.upfront); }
+static auto fields(Requirement &r) { return std::tie(r.body, r.leftBody, r.rightBody, r.text); }
+static auto fields(Ability &r) { return std::tie(r.name, r.tags, r.target, r.side, r.upTo, r.distinct, r.targetCount, r.targetHaving, r.targetUnless, r.withinBody, r.takesBegin, r.takeCount, r.listedBegin, r.listedCount, r.requiresBegin, r.requireCount, r.costsBegin, r.costCount, r.cooldownEffect, r.steps, r.line); }
+static auto fields(ArchetypeValue &r) { return std::tie(r.value, r.link, r.body); }
+static auto fields(Archetype &r) { return std::tie(r.name, r.tags, r.basesBegin, r.baseCount, r.withBegin, r.withCount, r.poolsBegin, r.poolCount, r.fullBegin, r.fullCount, r.hasBegin, r.hasCount, r.grantsBegin, r.grantCount, r.autosBegin, r.autoCount, r.givesBegin, r.giveCount); }
+static auto fields(Body &r) { return std::tie(r.kind, r.root, r.stepsBegin, r.stepsEnd, r.localCount, r.line, r.file); }
+static auto fields(Expr &r) { return std::tie(r.op, r.a, r.b, r.c, r.imm, r.argsBegin, r.argCount); }
+static auto fields(Fold &r) { return std::tie(r.kind, r.query, r.item); }
+static auto fields(Read &r) { return std::tie(r.op, r.a, r.b, r.tags); }
+static auto fields(Query &r) { return std::tie(r.kind, r.quantifier, r.subject, r.having, r.unless, r.whenBody, r.hasCount, r.hasOf, r.effect, r.keysBegin, r.keyCount, r.hasFrom); }
+static auto fields(Step &r) { return std::tie(r.op, r.info, r.argsBegin, r.argCount, r.bodyBegin, r.bodyEnd, r.elseBegin, r.elseEnd, r.slot, r.line); }
+static auto fields(Action &r) { return std::tie(r.op, r.a, r.b, r.c, r.listBegin, r.listCount, r.tags, r.query, r.queryArgCount, r.withBegin, r.withCount, r.flags, r.resultSlot, r.line); }
+static auto fields(SortKey &r) { return std::tie(r.kind, r.tag, r.body); }
+static auto fields(AutoGrant &r) { return std::tie(r.ability, r.keysBegin, r.keyCount); }
 // clang-format on
 
-template <typename T>
-concept Record = requires(T &r) { fields(r); };
+namespace {
 
-struct Writer {
-  std::string out;
-  template <typename T> void pod(const T &value) {
-    if constexpr (Record<T>) {
-      std::apply([&](auto &...f) { (pod(f), ...); }, fields(const_cast<T &>(value)));
-    } else {
-      static_assert(std::is_arithmetic_v<T> || std::is_enum_v<T>);
-      out.append(reinterpret_cast<const char *>(&value), sizeof(T));
-    }
-  }
-  template <typename T> void vec(const std::vector<T> &items) {
-    pod(uint64_t(items.size()));
-    for (const T &item : items)
-      pod(item);
-  }
-  void strings(const std::vector<std::string> &items) {
-    pod(uint64_t(items.size()));
-    for (const std::string &s : items) {
-      pod(uint32_t(s.size()));
-      out += s;
-    }
-  }
-};
-
-struct Reader {
-  std::string_view in;
-  size_t at = 0;
-  bool ok = true;
-  template <typename T> void pod(T &value) {
-    if constexpr (Record<T>) {
-      std::apply([&](auto &...f) { (pod(f), ...); }, fields(value));
-    } else {
-      if (!ok || in.size() - at < sizeof(T)) {
-        ok = false;
-        return;
-      }
-      std::memcpy(&value, in.data() + at, sizeof(T));
-      at += sizeof(T);
-    }
-  }
-  template <typename T> void vec(std::vector<T> &items) {
-    uint64_t n = 0;
-    pod(n);
-    // Every record takes at least a byte: a count past the bytes left is damage.
-    if (!ok || n > in.size() - at) {
-      ok = false;
-      return;
-    }
-    items.resize(n);
-    for (T &item : items)
-      pod(item);
-  }
-  void strings(std::vector<std::string> &items) {
-    uint64_t n = 0;
-    pod(n);
-    if (!ok || n > in.size() - at) {
-      ok = false;
-      return;
-    }
-    items.resize(n);
-    for (std::string &s : items) {
-      uint32_t len = 0;
-      pod(len);
-      if (!ok || len > in.size() - at) {
-        ok = false;
-        return;
-      }
-      s.assign(in.data() + at, len);
-      at += len;
-    }
-  }
-};
+constexpr char kMagic[8] = {'L', 'E', 'D', 'G', 'P', 'A', 'C', 'K'};
+using bytes::Reader;
+using bytes::Writer;
 
 // Both directions walk the tables in one order.
 template <typename IO, typename T> void walk(IO &io, T &t) {

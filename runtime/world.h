@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ledger::rt {
@@ -110,6 +111,11 @@ public:
   // A restore replacing `replaced`: what the content declares kept (a pool
   // saying kept) carries over from it, for each actor in both.
   void keepFrom(const World &replaced);
+  // A save on disk (world_save.cpp): the world between orders as bytes,
+  // which another process running the same pack reads back as the world
+  // they were; a save of another pack, or damaged, is refused with why.
+  std::string saveBytes() const;
+  static std::optional<World> loadSave(const Pack &pack, std::string_view bytes, std::string &why);
 
   // ---- reads ---------------------------------------------------------------
   bool alive(Handle h) const {
@@ -738,6 +744,9 @@ private:
   std::vector<uint64_t> tagEpoch_;
 
   static const LedgerKernelApi kApi;
+
+  template <typename IO> void walkSave(IO &io);
+  bool saveHolds(std::string &why) const;
 };
 
 } // namespace ledger::rt

@@ -165,3 +165,56 @@ TEST_F(HostApi, TimeRunsTimersExactlyAndASaveIsACopy) {
   saved.advance(110);
   EXPECT_EQ(saved.journalText(), w.journalText());
 }
+
+// A save on disk: its bytes read back are the world they were, which runs on
+// as the world it was saved from does, and writes the same bytes again.
+TEST_F(HostApi, ASaveReadBackRunsOnAsTheWorldItWas) {
+  rt::World w(*pack);
+  rt::Handle red = w.make(team), blue = w.make(team);
+  rt::Handle a = w.make(mage, {{side, red}}), b = w.make(mage, {{side, blue}});
+  ASSERT_TRUE(w.act(a, bolt, {b}).ok());
+  w.advance(15); // mid-Burn, mid-cooldown, a tick's timer pending
+  std::string bytes = w.saveBytes();
+  std::string why;
+  std::optional<rt::World> back = rt::World::loadSave(*pack, bytes, why);
+  ASSERT_TRUE(back) << why;
+  EXPECT_EQ(back->saveBytes(), bytes);
+  for (rt::World *x : {&w, &*back}) {
+    x->advance(10);
+    EXPECT_TRUE(x->act(a, bolt, {b}).ok());
+    EXPECT_TRUE(x->act(b, bolt, {a}).ok());
+    x->advance(60);
+  }
+  EXPECT_EQ(back->journalText(), w.journalText());
+  EXPECT_EQ(back->journalHash(), w.journalHash());
+  EXPECT_EQ(back->value(b, health), w.value(b, health));
+}
+
+// Another catalog's save, or one cut short, run on or damaged, is refused
+// whole with why, never read in part.
+TEST_F(HostApi, ASaveOfAnotherPackOrDamagedIsRefused) {
+  rt::World w(*pack);
+  rt::Handle red = w.make(team);
+  rt::Handle a = w.make(mage, {{side, red}});
+  w.deal(5'000'000, a, 0);
+  std::string bytes = w.saveBytes();
+  std::string why;
+  EXPECT_FALSE(rt::World::loadSave(*pack, "a letter", why));
+  EXPECT_EQ(why, "not a ledger save");
+  EXPECT_FALSE(rt::World::loadSave(*pack, bytes + "x", why));
+  EXPECT_EQ(why, "bytes past the save's end");
+  for (size_t n = 0; n < bytes.size(); ++n)
+    EXPECT_FALSE(rt::World::loadSave(*pack, std::string_view(bytes).substr(0, n), why)) << n;
+  // Each byte changed in turn: refused, or read as a world its checks hold.
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    std::string damaged = bytes;
+    damaged[i] = char(damaged[i] ^ 0x5a);
+    if (std::optional<rt::World> read = rt::World::loadSave(*pack, damaged, why))
+      read->advance(1);
+  }
+  auto fe = runFrontendOnText("u.ledger", "stat Power\n", FileRole::Catalog);
+  ASSERT_TRUE(fe->ok());
+  auto other = rt::Pack::reference(ir::lower(fe->tree, fe->decls, fe->diags), eval::evaluator());
+  EXPECT_FALSE(rt::World::loadSave(*other, bytes, why));
+  EXPECT_EQ(why, "a save of another catalog: its pack's hash isn't this pack's");
+}

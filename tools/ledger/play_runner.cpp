@@ -437,7 +437,16 @@ private:
     }
     case FormKind::PlaySave: {
       step(n);
-      saves_.insert_or_assign(text(n, "name"), Saved{*world_, actors_, places_, clock_, rounds_});
+      // "saves the world and plays on from the restored copy, as a quickload
+      // would": through the bytes a save on disk holds, so every play's save
+      // checks them, and on from the world read back.
+      std::string why;
+      std::optional<rt::World> restored = rt::World::loadSave(pack_, world_->saveBytes(), why);
+      if (!restored)
+        fail(n, "the save isn't read back: " + why);
+      world_.emplace(*restored);
+      saves_.insert_or_assign(text(n, "name"),
+                              Saved{std::move(*restored), actors_, places_, clock_, rounds_});
       lastSave_ = text(n, "name");
       return;
     }

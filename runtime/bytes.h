@@ -1,0 +1,111 @@
+// Bytes written and read field by field, little endian as the machines we
+// ship on are, with no padding: a pack's blob and a world's save. A record
+// type names its fields with a `fields(record)` found beside it; a reader
+// given a count its bytes can't hold, or run past their end, stops and says
+// so, and whatever read it is refused whole.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+namespace ledger::bytes {
+
+template <typename T>
+concept Record = requires(T &r) { fields(r); };
+
+struct Writer {
+  std::string out;
+  template <typename T> void pod(const T &value) {
+    if constexpr (Record<T>) {
+      std::apply([&](auto &...f) { (pod(f), ...); }, fields(const_cast<T &>(value)));
+    } else {
+      static_assert(std::is_arithmetic_v<T> || std::is_enum_v<T>);
+      out.append(reinterpret_cast<const char *>(&value), sizeof(T));
+    }
+  }
+  template <typename T> void vec(const std::vector<T> &items) {
+    pod(uint64_t(items.size()));
+    for (const T &item : items)
+      pod(item);
+  }
+  // Records walked field by field by the caller, which knows their fields.
+  template <typename T, typename Walk> void each(std::vector<T> &items, Walk walk) {
+    pod(uint64_t(items.size()));
+    for (T &item : items)
+      walk(item);
+  }
+  void strings(const std::vector<std::string> &items) {
+    pod(uint64_t(items.size()));
+    for (const std::string &s : items) {
+      pod(uint32_t(s.size()));
+      out += s;
+    }
+  }
+};
+
+struct Reader {
+  std::string_view in;
+  size_t at = 0;
+  bool ok = true;
+  template <typename T> void pod(T &value) {
+    if constexpr (Record<T>) {
+      std::apply([&](auto &...f) { (pod(f), ...); }, fields(value));
+    } else {
+      if (!ok || in.size() - at < sizeof(T)) {
+        ok = false;
+        return;
+      }
+      std::memcpy(&value, in.data() + at, sizeof(T));
+      at += sizeof(T);
+    }
+  }
+  template <typename T> void vec(std::vector<T> &items) {
+    uint64_t n = 0;
+    pod(n);
+    // Every record takes at least a byte: a count past the bytes left is damage.
+    if (!ok || n > in.size() - at) {
+      ok = false;
+      return;
+    }
+    items.resize(n);
+    for (T &item : items)
+      pod(item);
+  }
+  template <typename T, typename Walk> void each(std::vector<T> &items, Walk walk) {
+    uint64_t n = 0;
+    pod(n);
+    if (!ok || n > in.size() - at) {
+      ok = false;
+      return;
+    }
+    items.resize(n);
+    for (T &item : items)
+      walk(item);
+  }
+  void strings(std::vector<std::string> &items) {
+    uint64_t n = 0;
+    pod(n);
+    if (!ok || n > in.size() - at) {
+      ok = false;
+      return;
+    }
+    items.resize(n);
+    for (std::string &s : items) {
+      uint32_t len = 0;
+      pod(len);
+      if (!ok || len > in.size() - at) {
+        ok = false;
+        return;
+      }
+      s.assign(in.data() + at, len);
+      at += len;
+    }
+  }
+};
+
+} // namespace ledger::bytes

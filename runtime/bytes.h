@@ -55,6 +55,12 @@ struct Reader {
   template <typename T> void pod(T &value) {
     if constexpr (Record<T>) {
       std::apply([&](auto &...f) { (pod(f), ...); }, fields(value));
+    } else if constexpr (std::is_same_v<T, bool>) {
+      // A truth is a byte of 0 or 1; any other is damage, not a third value.
+      uint8_t byte = 0;
+      pod(byte);
+      ok = ok && byte <= 1;
+      value = byte == 1;
     } else {
       if (!ok || in.size() - at < sizeof(T)) {
         ok = false;

@@ -75,6 +75,7 @@ struct PackIndex {
   // hear the kind. Most events (a cost paid, an activation) none may.
   std::vector<uint8_t> kindHeard;
   std::vector<uint64_t> tagsHeard; // phase * tagWords: what tag rules name
+  std::vector<uint64_t> carriedTags; // tagWords: the tags declared carried
   bool costHeard = false; // a before rule may hear a cost: costs are priced
 };
 

@@ -141,11 +141,9 @@ uint32_t World::newInstance(Event &e, uint32_t eventIndex) {
              : ef.clock == pack::ClockKind::Stat ? clockOfStat(ef.clockStat)
                                                  : clockOfStat(t_->timeStat);
   in.appliedAt = clockNow(e.subject, in.clock);
-  in.carried = e.tags;
   // Only the tags declared carried go down a chain.
-  for (Id g = 0; g < t_->tags.size(); ++g)
-    if (!t_->tags[g].carried)
-      in.carried.w[g / 64] &= ~(uint64_t(1) << (g % 64));
+  for (uint32_t w = 0; w < ix_->tagWords; ++w)
+    in.carried.w[w] = e.tags.w[w] & ix_->carriedTags[w];
   in.lifetime = e.life.time;
   in.expiresAt = in.lifetime >= 0 ? in.appliedAt + in.lifetime : -1;
   in.turnsLeft = e.life.turns >= 0 ? e.life.turns / kOne : -1;

@@ -263,9 +263,8 @@ Refusal World::castAbility(Frame *parent, Handle caster, Id ability,
   cf.targets = &targets;
   // Its tags declared carried go down its chain.
   addTags(cf.carried, ab.tags);
-  for (Id g = 0; g < t_->tags.size(); ++g)
-    if (!t_->tags[g].carried)
-      cf.carried.w[g / 64] &= ~(uint64_t(1) << (g % 64));
+  for (uint32_t w = 0; w < ix_->tagWords; ++w)
+    cf.carried.w[w] &= ix_->carriedTags[w];
   runSteps(ab.steps, cf);
   if (!noCooldown && ab.cooldownEffect != kNoId && alive(caster)) {
     // Its length reads the activation: the order's X and properties.

@@ -391,7 +391,19 @@ private:
   int64_t poolClock(Handle a, Id pool) const;
   void schedulePoolBounds(Handle a);
   void firePoolBound(const Timer &tm);
-  void landOnPool(Event &e, Handle a);
+  // The bounds it landed within, as the settle before it read them.
+  PoolBounds landOnPool(Event &e, Handle a);
+  // A maximum no landing on its pool moves: none, a number, or a stat of the
+  // holder's own cached by what the holder holds.
+  bool maxSteadyOnLanding(Id pool) const {
+    Id body = t_->values[pool].maxBody;
+    if (body == pack::kNoId)
+      return true;
+    const PackIndex::Plain &plain = ix_->plain[body];
+    return plain.kind == PackIndex::Plain::Number ||
+           (plain.kind == PackIndex::Plain::HolderStat &&
+            ix_->statCache[plain.stat] == PackIndex::StatCache::Holder);
+  }
   int64_t clampPool(Handle a, Id pool, int64_t amount) {
     return clampWithin(pool, amount, poolBounds(a, pool));
   }
@@ -442,12 +454,15 @@ private:
   enum class Phase : uint8_t { Before, After, Count };
   void candidates(const Event &e, Phase phase, std::vector<uint32_t> &out);
   // The roles (PackIndex::kSubject …) its holder may hear the event in.
-  uint8_t mayHear(Id effect, Phase phase, const Event &e) const {
+  // Of the roles asked, those its holder may hear this event in: by its kind
+  // first, its tags read only where they would add a role asked.
+  uint8_t mayHear(Id effect, Phase phase, const Event &e,
+                  uint8_t asked = PackIndex::kAnyRole) const {
     if (phase == Phase::Count)
-      return PackIndex::kAnyRole; // hearers_ holds the instances counting events
+      return asked; // hearers_ holds the instances counting events
     size_t at = size_t(effect) * 2 + size_t(phase);
-    uint8_t roles = ix_->heardKinds[at * ix_->eventCount + e.kind];
-    if (uint8_t tagRoles = ix_->heardTagRoles[at]; tagRoles & ~roles) {
+    uint8_t roles = ix_->heardKinds[at * ix_->eventCount + e.kind] & asked;
+    if (uint8_t tagRoles = ix_->heardTagRoles[at] & asked; tagRoles & ~roles) {
       const uint64_t *tags = &ix_->heardTags[at * ix_->tagWords];
       for (uint32_t w = 0; w < ix_->tagWords; ++w)
         if (tags[w] & e.tags.w[w])

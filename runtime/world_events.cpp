@@ -130,7 +130,7 @@ void World::candidates(const Event &e, Phase phase, std::vector<uint32_t> &out) 
                             (a == who[2] ? PackIndex::kCredit : 0));
     size_t mid = out.size();
     for (const Hearer &h : hearers_[indexOf(a)])
-      if ((mayHear(h.effect, phase, e) & roles) && !ix_->wideEffect[h.effect])
+      if (mayHear(h.effect, phase, e, roles) && !ix_->wideEffect[h.effect])
         out.push_back(h.inst);
     mergeBySeq(out, mid);
   }
@@ -374,7 +374,7 @@ void World::land(uint32_t ei) {
       return;
     }
     int64_t least = poolLeast(a, e.pool);
-    landOnPool(e, a); // e.before: the pool as it stood, its drift settled
+    PoolBounds bounds = landOnPool(e, a); // e.before: the pool as it stood, its drift settled
     bool isSet = carriesAll(e.tags, t_->tags[Id(BuiltinTag::Set)].closure);
     // prevents death: a hit that would leave the pool at its least, where a
     // death hears that pool, lands one above it, and the effect ends Spent.
@@ -406,7 +406,7 @@ void World::land(uint32_t ei) {
         if (boundWatch_[k].actor == a && boundWatch_[k].pool == e.pool)
           boundWatch_[k].aboveLeast = false;
     }
-    else if (int64_t most = poolMost(a, e.pool);
+    else if (int64_t most = maxSteadyOnLanding(e.pool) ? bounds.most : poolMost(a, e.pool);
              most != INT64_MAX && e.after >= most && e.before < most)
       e.reached = Id(BuiltinEvent::Filled);
     return;

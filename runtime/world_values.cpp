@@ -398,7 +398,9 @@ World::PoolBounds World::settlePool(Handle a, Id p) {
     return {};
   PoolBounds bounds = poolBounds(a, p);
   pools_[i] = actor(a) ? poolNowWithin(a, p, i, bounds) : 0;
-  poolAt_[i] = poolClock(a, p);
+  // Its anchor's time, which only a drift reads.
+  if (t_->values[p].regenStat != kNoId || t_->values[p].refillEveryTicks > 0)
+    poolAt_[i] = poolClock(a, p);
   poolMax_[i] = bounds.most;
   if (ix_->boundsReadCount[p])
     poolMin_[i] = bounds.least;
@@ -621,7 +623,7 @@ int64_t World::value(Handle a, Id v) {
 
 // A change lands: its portions summed, the pool moved within its bounds, and
 // what it took and what its bound refused written on the event.
-void World::landOnPool(Event &e, Handle a) {
+World::PoolBounds World::landOnPool(Event &e, Handle a) {
   size_t i = size_t(indexOf(a)) * valueCount_ + e.pool;
   PoolBounds bounds = touchPool(a, e.pool);
   int64_t before = pools_[i];
@@ -651,6 +653,7 @@ void World::landOnPool(Event &e, Handle a) {
   e.landed = isSet ? after - before : (lowers ? before - after : after - before);
   e.overflow = isSet ? 0 : amount - e.landed;
   ++epoch_;
+  return bounds;
 }
 
 } // namespace ledger::rt

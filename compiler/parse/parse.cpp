@@ -479,7 +479,7 @@ private:
         ++count;
       }
       if (count == 0) {
-        expected(p.kind == SlotKind::Names ? "a name" : std::string("a ") + refKindName(p.ref));
+        expected(p.kind == SlotKind::Names ? "a name" : refKindWithArticle(p.ref));
         return false;
       }
       addSlot(p, p.kind, begin, pos_);
@@ -491,7 +491,7 @@ private:
         addSlot(p, p.kind, begin, pos_);
         return true;
       }
-      expected(p.kind == SlotKind::Path ? "a name" : std::string("a ") + refKindName(p.ref));
+      expected(p.kind == SlotKind::Path ? "a name" : refKindWithArticle(p.ref));
       return false;
     case SlotKind::Formula: {
       ExprId e = formula(blocked);
@@ -505,6 +505,9 @@ private:
     case SlotKind::Duration: {
       ExprId e = duration();
       if (e == kNone) {
+        // A number with no unit: say so where the unit would stand.
+        if (isKind(pos_, TokenKind::Number))
+          expectedAt(pos_ + 1, "its unit right after the number (s, ms or t)");
         expected("a duration (a number with s, ms or t)");
         return false;
       }

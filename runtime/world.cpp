@@ -69,6 +69,53 @@ const World::Instance *World::instance(Handle h) const {
 
 bool World::exists(Handle h) const { return actor(h) != nullptr; }
 
+// Counting from what was counted so far (a play's run before a rewind).
+void World::countCoverage(Coverage counted) {
+  auto fit = [](std::vector<uint64_t> &v, size_t n) { v.resize(n, 0); };
+  fit(counted.heard, t_->rules.size());
+  fit(counted.fired, t_->rules.size());
+  fit(counted.changed, t_->rules.size());
+  fit(counted.applied, t_->effects.size());
+  fit(counted.used, t_->abilities.size());
+  fit(counted.refused, t_->abilities.size());
+  fit(counted.made, t_->archetypes.size());
+  coverage_ = std::move(counted);
+  covering_ = true;
+}
+
+uint64_t World::handDigest(const Event &e) const {
+  uint64_t h = 0xcbf29ce484222325ull;
+  auto mix = [&](uint64_t v) { h = (h ^ v) * 0x100000001b3ull; };
+  for (uint64_t v : {uint64_t(e.amount), uint64_t(e.prevented), uint64_t(e.subject),
+                     uint64_t(e.pool), uint64_t(e.redirectTo), uint64_t(e.redirectPool),
+                     uint64_t(e.stacks), uint64_t(e.life.time), uint64_t(e.life.turns),
+                     uint64_t(e.life.count), uint64_t(e.portionCount), uint64_t(e.propCount)})
+    mix(v);
+  for (uint64_t w : e.tags.w)
+    mix(w);
+  for (uint32_t p = 0; p < e.portionCount; ++p) {
+    mix(uint64_t(e.portions[p].amount));
+    mix(e.portions[p].gone);
+    for (uint64_t w : e.portions[p].tags.w)
+      mix(w);
+  }
+  for (uint32_t p = 0; p < e.propCount; ++p) {
+    mix(e.props[p].first);
+    mix(uint64_t(e.props[p].second));
+  }
+  return h;
+}
+
+int32_t World::runRule(uint32_t rule, Frame &f) {
+  uint64_t journaled = journalCount_;
+  int32_t r = runSteps(t_->rules[rule].steps, f);
+  if (covering_) {
+    ++coverage_.fired[rule];
+    coverage_.changed[rule] += journalCount_ != journaled;
+  }
+  return r;
+}
+
 std::vector<Handle> World::living() const {
   std::vector<Handle> out;
   for (uint32_t ai = 0; ai < actors_.size(); ++ai)

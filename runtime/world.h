@@ -117,6 +117,23 @@ public:
   std::string saveBytes() const;
   static std::optional<World> loadSave(const Pack &pack, std::string_view bytes, std::string &why);
 
+  // The coverage instrument: what the content exercised, counted once a host
+  // turns it on (a play does). A rule heard an event its filter matched,
+  // fired as its steps ran, and changed the event in hand (a before rule)
+  // or set off what the journal tells (any other); an effect applied, an
+  // Apply of it landing; an ability used, its Activate landing, or refused,
+  // an order or cast of it refused or its Activate blocked or prevented;
+  // an archetype made, an actor of it made or created. A save holds none of
+  // it: it counts a run, not the world.
+  struct Coverage {
+    std::vector<uint64_t> heard, fired, changed; // by rule
+    std::vector<uint64_t> applied;               // by effect
+    std::vector<uint64_t> used, refused;         // by ability
+    std::vector<uint64_t> made;                  // by archetype
+  };
+  void countCoverage(Coverage counted);
+  const Coverage *coverage() const { return covering_ ? &coverage_ : nullptr; }
+
   // ---- reads ---------------------------------------------------------------
   bool alive(Handle h) const {
     const Actor *a = actor(h);
@@ -661,6 +678,7 @@ private:
   size_t jobAt_ = 0;
   int momentDepth_ = 0;
   bool pricing_ = false; // a cost priced: before rules change its amount and nothing else
+  bool billing_ = false; // and priced as its order goes off, not as it is checked: coverage counts it
   std::vector<std::pair<Id, int64_t>> givenVars_;
   std::vector<Handle> eventTargets_; // the moment's Activates' targets
   // Portions a before rule sent on (redirect), each raised once the change
@@ -762,6 +780,13 @@ private:
 
   template <typename IO> void walkSave(IO &io);
   bool saveHolds(std::string &why) const;
+
+  bool covering_ = false;
+  Coverage coverage_;
+  // A rule's steps run: fired, and changed where the journal grew.
+  int32_t runRule(uint32_t rule, Frame &f);
+  // What a before rule may change of the event in hand, as one number.
+  uint64_t handDigest(const Event &e) const;
 };
 
 } // namespace ledger::rt

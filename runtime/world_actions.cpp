@@ -216,6 +216,8 @@ Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32
   a.archetype = archetype;
   a.live = true;
   a.madeAt = now_;
+  if (covering_ && archetype != kNoId)
+    ++coverage_.made[archetype];
   Handle h = handle(i, a.gen);
   size_t links = t_->links.size();
   pools_.resize(pools_.size() + valueCount_, 0);
@@ -717,6 +719,8 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
         Refusal r = o.ok() ? castAbility(&f, holder, ab, *at, g, a.flags & kFree,
                                          a.flags & kNoCooldown, a.tags, f.chain)
                            : o.refusal;
+        if (covering_ && !o.ok())
+          ++coverage_.refused[ab];
         if (r == Refusal::None)
           ++done;
         else

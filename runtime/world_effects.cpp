@@ -284,7 +284,7 @@ void World::runStart(uint32_t eventIndex) {
   Frame f = frameFor(i, int64_t(eventIndex), e.chain);
   for (uint32_t r = 0; r < ef.ruleCount; ++r)
     if (t_->rules[ef.rulesBegin + r].kind == pack::RuleKind::Start && insts_[i].live)
-      runSteps(t_->rules[ef.rulesBegin + r].steps, f);
+      runRule(ef.rulesBegin + r, f);
 }
 
 // The Apply lands: a new instance, or what the stack policy does with the
@@ -495,7 +495,7 @@ void World::endInstance(uint32_t inst, Id endTag, uint32_t chain) {
   if (endTag == Id(pack::BuiltinTag::EndExpired))
     for (uint32_t r = 0; r < ef.ruleCount; ++r)
       if (t_->rules[ef.rulesBegin + r].kind == pack::RuleKind::Expire)
-        runSteps(t_->rules[ef.rulesBegin + r].steps, f);
+        runRule(ef.rulesBegin + r, f);
   for (uint32_t r = 0; r < ef.ruleCount; ++r) {
     const pack::Rule &rule = t_->rules[ef.rulesBegin + r];
     if (rule.kind != pack::RuleKind::End)
@@ -504,7 +504,7 @@ void World::endInstance(uint32_t inst, Id endTag, uint32_t chain) {
       continue;
     if (rule.unless && carriesAny(endTags, rule.unless))
       continue;
-    runSteps(rule.steps, f);
+    runRule(ef.rulesBegin + r, f);
   }
   Instance &still = insts_[inst];
   if (!still.live)
@@ -615,7 +615,7 @@ void World::fireTimer(const Timer &tm) {
     if (working(inst) && alive(insts_[inst].holder) && !actor(insts_[inst].holder)->fallen) {
       if (rule.creditHolder)
         f.roots[LEDGER_SLOT_CREDIT] = insts_[inst].holder;
-      runSteps(rule.steps, f);
+      runRule(tm.rule, f);
     }
   }
   endMoment();

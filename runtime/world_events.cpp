@@ -298,12 +298,21 @@ void World::runBefore(uint32_t ei) {
       std::swap(events_[ei].tags, heard);
     if (!matches)
       continue;
+    // A check's pricing of a cost is no run: the bill as its order goes off is.
+    bool counted = covering_ && (!pricing_ || billing_);
+    if (counted)
+      ++coverage_.heard[entry.rule];
     if (rule.whenBody != kNoId && runBody(rule.whenBody, f) == 0)
       continue;
     // Once per chain: once it has acted, for each instance holding it.
     if (rule.oncePerChain && !pricing_)
       oncePerChain_.push_back({entry.rule, entry.inst, e.chain});
+    uint64_t hand = counted ? handDigest(events_[ei]) : 0;
     runSteps(rule.steps, f);
+    if (counted) {
+      ++coverage_.fired[entry.rule];
+      coverage_.changed[entry.rule] += handDigest(events_[ei]) != hand;
+    }
   }
 }
 
@@ -423,6 +432,8 @@ void World::land(uint32_t ei) {
       return;
     }
     install(e, ei);
+    if (covering_ && events_[ei].refusal == Refusal::None)
+      ++coverage_.applied[events_[ei].effect];
     return;
   default:
     // A content event of an actor destroyed is refused as a change to it is
@@ -457,6 +468,8 @@ void World::queueAfter(uint32_t ei) {
       Frame f = frameFor(i, ei, events_[ei].chain);
       if (runBody(rule.matchBody, f) == 0)
         continue;
+      if (covering_)
+        ++coverage_.heard[ef.rulesBegin + r];
       Job job;
       job.kind = Job::Rule;
       job.instance = instanceHandle(i);
@@ -489,10 +502,11 @@ void World::runJob(const Job &job) {
     return;
   if (rule.oncePerChain)
     oncePerChain_.push_back({job.rule, inst, e.chain});
+  uint64_t journaled = journalCount_;
   switch (rule.kind) {
   case pack::RuleKind::After:
-    runSteps(rule.steps, f);
-    break;
+    runRule(job.rule, f);
+    return;
   case pack::RuleKind::EndsOn:
     endInstance(inst, Id(BuiltinTag::EndBroken), e.chain);
     break;
@@ -504,6 +518,10 @@ void World::runJob(const Job &job) {
   }
   default:
     break;
+  }
+  if (covering_) {
+    ++coverage_.fired[job.rule];
+    coverage_.changed[job.rule] += journalCount_ != journaled;
   }
 }
 

@@ -223,6 +223,7 @@ Refusal World::castAbility(Frame *parent, Handle caster, Id ability,
     // Every cost priced before any is paid: the bill, payer and amount by turns.
     cf.event = cf.propsEvent = ei;
     Scratch<int64_t> bill(scratchHandles_);
+    billing_ = true;
     for (uint32_t c = 0; c < ab.costCount; ++c) {
       const pack::Cost &cost = t_->costs[ab.costsBegin + c];
       Handle payer = cost.link != kNoId ? linkOf(caster, cost.link) : caster;
@@ -231,6 +232,7 @@ Refusal World::castAbility(Frame *parent, Handle caster, Id ability,
       bill->push_back(std::max<int64_t>(
           0, price(payer, cost.pool, runBody(cost.amountBody, cf), caster, ability, ei)));
     }
+    billing_ = false;
     cf.event = cf.propsEvent = -1;
     // The payments go down the order's chain: its carried tags, and the
     // properties its Activate carries.
@@ -255,6 +257,8 @@ Refusal World::castAbility(Frame *parent, Handle caster, Id ability,
       return Refusal::None;
   }
   Refusal r = raiseEvent(ei);
+  if (covering_)
+    ++(r == Refusal::None ? coverage_.used : coverage_.refused)[ability];
   if (r != Refusal::None)
     return r;
   cf.event = ei;
@@ -460,11 +464,14 @@ Outcome World::checkProps(Id ability, const Given &given, bool order) const {
 
 Outcome World::act(Handle a, Id ability, const std::vector<Handle> &targets, const Given &given,
                    Id usingEffect) {
-  if (Outcome o = checkProps(ability, given, true); !o.ok())
+  Outcome o = checkProps(ability, given, true);
+  if (o.ok())
+    o = check(a, ability, targets, false, false, false, given, nullptr, true, usingEffect);
+  if (!o.ok()) {
+    if (covering_)
+      ++coverage_.refused[ability];
     return o;
-  Outcome o = check(a, ability, targets, false, false, false, given, nullptr, true, usingEffect);
-  if (!o.ok())
-    return o;
+  }
   Handle grant = 0;
   granted(a, ability, &grant, usingEffect);
   beginMoment();

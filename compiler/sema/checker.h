@@ -142,6 +142,7 @@ private:
   void checkPlayedMember(NodeId n, const char *label, std::initializer_list<RefKind> kinds);
   void checkPlayWithValues(NodeId n);
   void checkRewindHasSave(NodeId n);
+  void checkCoverageLine(NodeId n);
   void checkPlayedActors(NodeId n, NodeId play = kNone);
 
   // ---- what a with sets ------------------------------------------------------

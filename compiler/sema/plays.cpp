@@ -251,9 +251,36 @@ void Checker::checkPlayLine(NodeId n) {
   case FormKind::PlayRewind:
     checkRewindHasSave(n);
     break;
+  case FormKind::ExpectCoverage:
+    checkCoverageLine(n);
+    break;
   default:
     break;
   }
+}
+
+// "expect coverage EFFECT [rule N] heard|fired|changed|applied | ABILITY
+// used|refused | ARCHETYPE made": each count is of one kind of name, and a
+// rule's only of what a rule did.
+void Checker::checkCoverageLine(NodeId n) {
+  const Slot *name = tree_.slot(n, "name"), *what = tree_.slot(n, "what");
+  if (!name || !what)
+    return;
+  uint32_t file = tree_.nodes[n].file;
+  std::string_view written = tree_.span(file, name->begin, name->end);
+  std::string_view counted = tree_.span(file, what->begin, what->end);
+  bool ofAbility = counted == "used" || counted == "refused", ofArchetype = counted == "made";
+  Namespace ns = ofAbility ? Namespace::Ability : ofArchetype ? Namespace::Archetype : Namespace::Effect;
+  const char *kind = ofAbility ? "ability" : ofArchetype ? "archetype" : "effect";
+  const char *whose = ofAbility ? "an ability's orders and casts" : ofArchetype ? "an archetype's actors"
+                                                                  : "an effect's rules and applies";
+  if (!decls_.find(ns, written) && !(ns == Namespace::Effect && isCooldown(written)))
+    diags_.report(DiagKind::CoverageName, tree_.loc(file, name->begin),
+                  static_cast<uint32_t>(written.size()), written, kind, counted, whose);
+  const Slot *rule = tree_.slot(n, "rule");
+  if (rule && counted != "heard" && counted != "fired" && counted != "changed")
+    diags_.report(DiagKind::CoverageRule, tree_.loc(file, rule->begin),
+                  static_cast<uint32_t>(tree_.span(file, rule->begin, rule->end).size()), counted);
 }
 
 // "with PROP = N | PROP = TAG, ...": a number, or a tag by name ("a tag

@@ -33,6 +33,7 @@ public:
   Result run(NodeId play, std::string *journal) {
     Result result;
     world_.emplace(pack_, 0);
+    world_->countCoverage({});
     clock_ = 0;
     rounds_ = 0;
     try {
@@ -312,11 +313,68 @@ private:
     }
   }
 
+  // The world played on from another (a save read back, a rewind's): the
+  // coverage instrument counts over the whole play, so what it counted
+  // goes on with it.
+  void replaceWorld(const rt::World &next) {
+    rt::World::Coverage counted = *world_->coverage();
+    world_.emplace(next);
+    world_->countCoverage(std::move(counted));
+  }
+
+  // expect coverage: what the instrument counted of an effect's rules (the
+  // Nth it writes, or all of them), its applies, an ability's uses and
+  // refusals, an archetype's actors made.
+  void expectCoverage(NodeId n) {
+    std::string name = text(n, "name"), what = text(n, "what");
+    const rt::World::Coverage &c = *world_->coverage();
+    uint64_t count = 0;
+    bool ofRules = what == "heard" || what == "fired" || what == "changed";
+    if (tree_.slot(n, "rule") && !ofRules)
+      fail(n, fmt::format("`rule N` counts what a rule heard, fired or changed, not `{}`", what));
+    if (ofRules || what == "applied") {
+      Id e = effect(name);
+      if (e == kNoId)
+        fail(n, fmt::format("`{}` is no effect: `{}` counts an effect's", name, what));
+      const pack::Effect &ef = t_.effects[e];
+      if (what == "applied") {
+        count = c.applied[e];
+      } else {
+        const std::vector<uint64_t> &by = what == "heard" ? c.heard : what == "fired" ? c.fired : c.changed;
+        uint32_t from = ef.rulesBegin, to = ef.rulesBegin + ef.ruleCount;
+        if (tree_.slot(n, "rule")) {
+          int64_t nth = number(n, "rule");
+          if (nth % rt::kOne != 0 || nth < rt::kOne || nth / rt::kOne > ef.ruleCount)
+            fail(n, fmt::format("`{}` writes {} rules: rule {} is none of them", name,
+                                ef.ruleCount, text(n, "rule")));
+          from = ef.rulesBegin + uint32_t(nth / rt::kOne) - 1;
+          to = from + 1;
+        }
+        for (uint32_t r = from; r < to; ++r)
+          count += by[r];
+      }
+    } else if (what == "used" || what == "refused") {
+      Id ab = ability(name);
+      if (ab == kNoId)
+        fail(n, fmt::format("`{}` is no ability: `{}` counts an ability's", name, what));
+      count = (what == "used" ? c.used : c.refused)[ab];
+    } else {
+      Id arch = archetype(name);
+      if (arch == kNoId)
+        fail(n, fmt::format("`{}` is no archetype: `made` counts an archetype's", name));
+      count = c.made[arch];
+    }
+    if (!compare(text(n, "cmp"), int64_t(count) * rt::kOne, number(n, "number")))
+      fail(n, fmt::format("expected coverage {} {} {} {}, found {}", name, what, text(n, "cmp"),
+                          num(number(n, "number")), count));
+  }
+
   void line(NodeId n) {
     FormKind k = tree_.nodes[n].kind;
     switch (k) {
     case FormKind::PlaySeed:
       world_.emplace(pack_, uint64_t(number(n, "seed") / rt::kOne));
+      world_->countCoverage({});
       clock_ = 0;
       rounds_ = 0;
       return;
@@ -444,7 +502,7 @@ private:
       std::optional<rt::World> restored = rt::World::loadSave(pack_, world_->saveBytes(), why);
       if (!restored)
         fail(n, "the save isn't read back: " + why);
-      world_.emplace(*restored);
+      replaceWorld(*restored);
       saves_.insert_or_assign(text(n, "name"),
                               Saved{std::move(*restored), actors_, places_, clock_, rounds_});
       lastSave_ = text(n, "name");
@@ -457,7 +515,7 @@ private:
       if (it == saves_.end())
         fail(n, "there is no save to rewind to");
       rt::World replaced = *world_;
-      world_.emplace(it->second.world);
+      replaceWorld(it->second.world);
       if (tree_.hasFlag(n, "keeping"))
         world_->keepFrom(replaced);
       actors_ = it->second.actors;
@@ -629,6 +687,9 @@ private:
     case FormKind::ExpectAlive:
       if (!world_->alive(actorPath(n, text(n, "actor"))))
         fail(n, fmt::format("expected {} alive, found it gone", text(n, "actor")));
+      return;
+    case FormKind::ExpectCoverage:
+      expectCoverage(n);
       return;
     case FormKind::ExpectCount: {
       Id arch = archetype(text(n, "archetype"));

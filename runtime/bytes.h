@@ -28,23 +28,21 @@ struct Writer {
       out.append(reinterpret_cast<const char *>(&value), sizeof(T));
     }
   }
-  template <typename T> void vec(const std::vector<T> &items) {
+  template <typename... F> void pods(const F &...fields) { (pod(fields), ...); }
+  // A count, then each item as the caller walks it.
+  template <typename V, typename Walk> void each(V &items, Walk walk) {
     pod(uint64_t(items.size()));
-    for (const T &item : items)
-      pod(item);
-  }
-  // Records walked field by field by the caller, which knows their fields.
-  template <typename T, typename Walk> void each(std::vector<T> &items, Walk walk) {
-    pod(uint64_t(items.size()));
-    for (T &item : items)
+    for (auto &item : items)
       walk(item);
   }
+  template <typename T> void vec(const std::vector<T> &items) {
+    each(items, [&](const T &item) { pod(item); });
+  }
   void strings(const std::vector<std::string> &items) {
-    pod(uint64_t(items.size()));
-    for (const std::string &s : items) {
+    each(items, [&](const std::string &s) {
       pod(uint32_t(s.size()));
       out += s;
-    }
+    });
   }
 };
 
@@ -70,18 +68,9 @@ struct Reader {
       at += sizeof(T);
     }
   }
-  template <typename T> void vec(std::vector<T> &items) {
-    uint64_t n = 0;
-    pod(n);
-    // Every record takes at least a byte: a count past the bytes left is damage.
-    if (!ok || n > in.size() - at) {
-      ok = false;
-      return;
-    }
-    items.resize(n);
-    for (T &item : items)
-      pod(item);
-  }
+  template <typename... F> void pods(F &...fields) { (pod(fields), ...); }
+  // A count, then each item as the caller walks it. Every item takes at
+  // least a byte: a count past the bytes left is damage.
   template <typename T, typename Walk> void each(std::vector<T> &items, Walk walk) {
     uint64_t n = 0;
     pod(n);
@@ -93,15 +82,11 @@ struct Reader {
     for (T &item : items)
       walk(item);
   }
+  template <typename T> void vec(std::vector<T> &items) {
+    each(items, [&](T &item) { pod(item); });
+  }
   void strings(std::vector<std::string> &items) {
-    uint64_t n = 0;
-    pod(n);
-    if (!ok || n > in.size() - at) {
-      ok = false;
-      return;
-    }
-    items.resize(n);
-    for (std::string &s : items) {
+    each(items, [&](std::string &s) {
       uint32_t len = 0;
       pod(len);
       if (!ok || len > in.size() - at) {
@@ -110,7 +95,7 @@ struct Reader {
       }
       s.assign(in.data() + at, len);
       at += len;
-    }
+    });
   }
 };
 

@@ -29,127 +29,57 @@ template <typename IO> void World::walkSave(IO &io) {
     for (uint64_t &w : t.w)
       io.pod(w);
   };
-  io.pod(seed_);
-  io.pod(now_);
-  io.pod(epoch_);
-  io.pod(seq_);
-  io.pod(chains_);
-  io.pod(valueCount_);
+  io.pods(seed_, now_, epoch_, seq_, chains_, valueCount_);
   io.each(actors_, [&](Actor &a) {
-    io.pod(a.gen);
-    io.pod(a.archetype);
-    io.pod(a.live);
-    io.pod(a.fallen);
-    io.pod(a.madeAt);
-    io.pod(a.epoch);
-    io.pod(a.tagsEpoch);
+    io.pods(a.gen, a.archetype, a.live, a.fallen, a.madeAt, a.epoch, a.tagsEpoch);
   });
-  io.vec(pools_);
-  io.vec(poolAt_);
-  io.vec(poolMax_);
-  io.vec(poolRate_);
-  io.vec(poolMin_);
+  for (auto *values : {&pools_, &poolAt_, &poolMax_, &poolRate_, &poolMin_})
+    io.vec(*values);
   io.vec(boundsSettled_);
-  io.pod(settledEpoch_);
-  io.pod(clocksEpoch_);
+  io.pods(settledEpoch_, clocksEpoch_);
   io.vec(worldReaders_);
   io.vec(hasPool_);
   io.vec(poolVersion_);
   io.vec(poolDue_);
-  io.vec(links_);
-  io.vec(overridden_);
-  io.vec(globals_);
+  for (auto *handles : {&links_, &overridden_, &globals_})
+    io.vec(*handles);
   io.each(held_, [&](std::vector<uint32_t> &list) { io.vec(list); });
   io.each(hearers_, [&](std::vector<Hearer> &list) {
-    io.each(list, [&](Hearer &h) {
-      io.pod(h.inst);
-      io.pod(h.effect);
-      io.pod(h.seq);
-    });
+    io.each(list, [&](Hearer &h) { io.pods(h.inst, h.effect, h.seq); });
   });
   io.vec(blockers_);
   io.each(insts_, [&](Instance &in) {
-    io.pod(in.gen);
-    for (uint32_t *f : {&in.storage.varsAt, &in.storage.varsCap, &in.storage.capturedAt,
-                        &in.storage.capturedCap, &in.storage.everyAt, &in.storage.everyCap,
-                        &in.storage.propsAt, &in.storage.propsCap})
-      io.pod(*f);
-    io.pod(in.live);
-    io.pod(in.ending);
-    io.pod(in.capturing);
-    io.pod(in.effect);
-    io.pod(in.holder);
-    io.pod(in.source);
-    io.pod(in.credit);
-    io.pod(in.stacks);
-    io.pod(in.seq);
-    io.pod(in.clock);
-    io.pod(in.appliedAt);
-    io.pod(in.expiresAt);
-    io.pod(in.lifetime);
-    io.pod(in.turnsLeft);
-    io.pod(in.countLeft);
-    io.pod(in.countEvent);
-    io.pod(in.everyAt);
-    io.pod(in.varsAt);
-    io.pod(in.capturedAt);
-    io.pod(in.timerVersion);
+    Storage &st = in.storage;
+    io.pods(in.gen, st.varsAt, st.varsCap, st.capturedAt, st.capturedCap, st.everyAt, st.everyCap,
+            st.propsAt, st.propsCap);
+    io.pods(in.live, in.ending, in.capturing, in.effect, in.holder, in.source, in.credit,
+            in.stacks, in.seq, in.clock, in.appliedAt, in.expiresAt, in.lifetime, in.turnsLeft,
+            in.countLeft, in.countEvent, in.everyAt, in.varsAt, in.capturedAt, in.timerVersion);
     tags(in.carried);
     io.pod(in.propCount);
   });
   io.vec(everyDue_);
-  io.each(clocks_, [&](Clock &c) {
-    io.pod(c.anchorWorld);
-    io.pod(c.anchorClock);
-    io.pod(c.rate);
-  });
+  io.each(clocks_, [&](Clock &c) { io.pods(c.anchorWorld, c.anchorClock, c.rate); });
   io.vec(autoActors_);
-  io.each(autoFired_, [&](std::pair<uint64_t, int64_t> &fired) {
-    io.pod(fired.first);
-    io.pod(fired.second);
-  });
+  io.each(autoFired_, [&](std::pair<uint64_t, int64_t> &fired) { io.pods(fired.first, fired.second); });
   io.vec(freeInsts_);
   io.vec(vars_);
   io.vec(captured_);
-  io.each(instProps_, [&](Prop &p) {
-    io.pod(p.first);
-    io.pod(p.second);
-  });
+  io.each(instProps_, [&](Prop &p) { io.pods(p.first, p.second); });
   io.each(timers_, [&](Timer &t) {
-    io.pod(t.due);
-    io.pod(t.phase);
-    io.pod(t.seq);
-    io.pod(t.kind);
-    io.pod(t.instance);
-    io.pod(t.rule);
-    io.pod(t.version);
-    io.pod(t.at);
+    io.pods(t.due, t.phase, t.seq, t.kind, t.instance, t.rule, t.version, t.at);
   });
   io.vec(statCache_);
   io.vec(statEpoch_);
   io.pod(counting_);
   io.vec(wide_);
   io.each(journal_, [&](JournalEntry &j) {
-    io.pod(j.tick);
-    io.pod(j.amount);
-    io.pod(j.landed);
-    io.pod(j.subject);
-    io.pod(j.source);
-    io.pod(j.credit);
-    io.pod(j.event);
-    io.pod(j.effect);
-    io.pod(j.ability);
-    io.pod(j.pool);
-    io.pod(j.tagsAt);
-    io.pod(j.note);
-    io.pod(j.prevented);
-    io.pod(j.fault);
+    io.pods(j.tick, j.amount, j.landed, j.subject, j.source, j.credit, j.event, j.effect,
+            j.ability, j.pool, j.tagsAt, j.note, j.prevented, j.fault);
   });
   io.vec(journalTags_);
   io.strings(journalNotes_);
-  io.pod(journalMode_);
-  io.pod(journalCount_);
-  io.pod(journalHash_);
+  io.pods(journalMode_, journalCount_, journalHash_);
   io.vec(suspenders_);
   io.each(tagCache_, tags);
   io.vec(tagEpoch_);

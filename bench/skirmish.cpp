@@ -62,26 +62,25 @@ struct Ids {
   Id team, red, blue, strike, side, health;
 };
 
-Id findName(const ledger::pack::Tables &t, std::string_view name, size_t count, auto nameOf) {
-  for (size_t i = 0; i < count; ++i)
-    if (t.name(nameOf(i)) == name)
-      return Id(i);
-  std::fprintf(stderr, "ledger_bench_skirmish: the catalog has no `%.*s`\n", int(name.size()),
-               name.data());
-  std::exit(1);
+template <typename T>
+Id findName(const ledger::pack::Tables &t, const std::vector<T> &list, std::string_view name) {
+  Id id = t.find(list, name);
+  if (id == ledger::pack::kNoId) {
+    std::fprintf(stderr, "ledger_bench_skirmish: the catalog has no `%.*s`\n", int(name.size()),
+                 name.data());
+    std::exit(1);
+  }
+  return id;
 }
 
 Ids idsOf(const ledger::pack::Tables &t) {
   Ids ids;
-  auto arch = [&](std::string_view n) {
-    return findName(t, n, t.archetypes.size(), [&](size_t i) { return t.archetypes[i].name; });
-  };
-  ids.team = arch("Team");
-  ids.red = arch("Red");
-  ids.blue = arch("Blue");
-  ids.strike = findName(t, "Strike", t.abilities.size(), [&](size_t i) { return t.abilities[i].name; });
-  ids.side = findName(t, "side", t.links.size(), [&](size_t i) { return t.links[i].name; });
-  ids.health = findName(t, "Health", t.values.size(), [&](size_t i) { return t.values[i].name; });
+  ids.team = findName(t, t.archetypes, "Team");
+  ids.red = findName(t, t.archetypes, "Red");
+  ids.blue = findName(t, t.archetypes, "Blue");
+  ids.strike = findName(t, t.abilities, "Strike");
+  ids.side = findName(t, t.links, "side");
+  ids.health = findName(t, t.values, "Health");
   return ids;
 }
 

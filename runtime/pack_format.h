@@ -74,6 +74,8 @@ struct Value {
   int64_t regenPerTicks = 0;    // the period, in ticks (millionths)
   int64_t refillAmount = 0;     // refill N every D
   int64_t refillEveryTicks = 0; // in ticks (millionths)
+  // A pool moving by itself between changes: a regen or a refill.
+  bool drifts() const { return regenStat != kNoId || refillEveryTicks > 0; }
 };
 
 struct Tag {
@@ -549,6 +551,15 @@ struct Tables {
   std::vector<Action> actions;
 
   std::string_view name(Id id) const { return id < names.size() ? std::string_view(names[id]) : std::string_view("?"); }
+  // A definition's id by its name in one of the lists above (abilities,
+  // archetypes, values …), or kNoId: what a host looks up once as it loads
+  // a pack.
+  template <typename T> Id find(const std::vector<T> &list, std::string_view n) const {
+    for (Id i = 0; i < list.size(); ++i)
+      if (name(list[i].name) == n)
+        return i;
+    return kNoId;
+  }
   const uint64_t *tagSet(TagSet set) const { return tagBits.data() + size_t(set) * tagWords; }
 };
 

@@ -164,7 +164,7 @@ void classifyStats(const pack::Tables &t, PackIndex &ix) {
     if (value.kind != pack::ValueKind::Pool)
       continue;
     ix.poolsReadWorld |= ix.statCache[v] != PackIndex::StatCache::Holder;
-    if (value.regenStat != kNoId || value.refillEveryTicks > 0)
+    if (value.drifts())
       ix.driftingPools.push_back(v);
     if (value.regenStat != kNoId &&
         ix.statCache[value.regenStat] != PackIndex::StatCache::Holder) {

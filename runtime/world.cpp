@@ -134,6 +134,12 @@ std::string World::handleName(Handle h) const {
 }
 
 Handle World::make(Id archetype, const std::vector<std::pair<Id, Handle>> &links) {
+  // An archetype or a link its pack lacks makes no one (docs/readings.md 134).
+  if (archetype != kNoId && archetype >= t_->archetypes.size())
+    return 0;
+  for (auto [l, to] : links)
+    if (l >= t_->links.size())
+      return 0;
   beginMoment();
   Given withs;
   for (auto [l, to] : links)
@@ -194,7 +200,7 @@ int64_t World::countOf(Id archetype) const {
 
 bool World::hasPool(Handle a, Id pool) const {
   const Actor *ac = actor(a);
-  return ac && hasPool_[size_t(indexOf(a)) * valueCount_ + pool];
+  return ac && pool < valueCount_ && hasPool_[size_t(indexOf(a)) * valueCount_ + pool];
 }
 
 bool World::holds(Handle a, Id effect) const {

@@ -413,6 +413,8 @@ bool World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle grantedBy) {
 
 Outcome World::canAct(Handle a, Id ability, const std::vector<Handle> &targets,
                       bool targetsNamed) {
+  if (ability >= t_->abilities.size())
+    return refused(Refusal::NotGranted);
   return check(a, ability, targets, false, false, false, {}, nullptr, targetsNamed);
 }
 
@@ -426,6 +428,8 @@ Outcome World::checkProps(Id ability, const Given &given, bool order) const {
   for (const Given::Value &value : given.values) {
     Id prop = value.name;
     int64_t v = value.value;
+    if (prop != kNoId && prop >= t_->props.size())
+      return refused(Refusal::BadProperty, "a property its pack lacks");
     bool tagProp = prop != kNoId && t_->props[prop].kind == pack::PropKind::Tag;
     if (order && value.tag != tagProp)
       return refused(Refusal::BadProperty,
@@ -464,6 +468,9 @@ Outcome World::checkProps(Id ability, const Given &given, bool order) const {
 
 Outcome World::act(Handle a, Id ability, const std::vector<Handle> &targets, const Given &given,
                    Id usingEffect) {
+  // An ability its pack lacks is granted to no one (docs/readings.md 134).
+  if (ability >= t_->abilities.size())
+    return refused(Refusal::NotGranted);
   Outcome o = checkProps(ability, given, true);
   if (o.ok())
     o = check(a, ability, targets, false, false, false, given, nullptr, true, usingEffect);
@@ -484,6 +491,13 @@ Outcome World::act(Handle a, Id ability, const std::vector<Handle> &targets, con
 
 Outcome World::apply(Id effect, int64_t stacks, Handle to, Handle from, const Lifetime &given,
                      const Given &vars) {
+  // An effect its pack lacks, or a var its effect doesn't declare, is no
+  // apply (docs/readings.md 134).
+  if (effect >= t_->effects.size())
+    return refused(Refusal::Refused);
+  for (const Given::Value &v : vars.values)
+    if (v.name >= t_->effects[effect].varCount)
+      return refused(Refusal::Refused);
   if (!alive(to))
     return refused(Refusal::Gone);
   beginMoment();
@@ -522,6 +536,9 @@ Outcome World::deal(int64_t amount, Handle to, Handle from, const std::vector<pa
     return refused(Refusal::Gone);
   if (t_->damagePool == kNoId || !hasPool(to, t_->damagePool))
     return refused(Refusal::NoPool);
+  for (pack::TagSet set : types)
+    if (set >= t_->tagBits.size() / std::max<uint32_t>(t_->tagWords, 1))
+      return refused(Refusal::Refused);
   Portion p;
   p.amount = amount;
   for (pack::TagSet set : types)
@@ -561,6 +578,8 @@ Outcome World::destroy(Handle a) {
 // A moment of its own: what reads the link settles and retimes as it ends,
 // and an auto sleeping on it wakes.
 Outcome World::link(Handle a, Id l, Handle to) {
+  if (l >= t_->links.size())
+    return refused(Refusal::Refused);
   if (!t_->links[l].global && !alive(a))
     return refused(Refusal::Gone);
   beginMoment();

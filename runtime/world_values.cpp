@@ -345,9 +345,6 @@ bool World::boundsHeld(Handle a, Id pool, size_t &slot) const {
   return boundsSettled_[slot];
 }
 
-
-
-
 // A pool now: its anchor's amount, the drift since in closed form, its
 // maximum's rise if it heals, within its bounds.
 int64_t World::poolNow(Handle a, Id pool) {
@@ -363,7 +360,7 @@ int64_t World::poolNowWithin(Handle a, Id pool, size_t i, PoolBounds bounds) {
   const pack::Value &p = t_->values[pool];
   int64_t amount = pools_[i];
   NumberFault fault = NumberFault::None;
-  if (actor(a)->live && (p.regenStat != kNoId || p.refillEveryTicks > 0)) {
+  if (actor(a)->live && p.drifts()) {
     // Its clock: its holder's time, or the world's pace with clock world; both
     // count from the make.
     int64_t nowAt = poolClock(a, pool);
@@ -399,7 +396,7 @@ World::PoolBounds World::settlePool(Handle a, Id p) {
   PoolBounds bounds = poolBounds(a, p);
   pools_[i] = actor(a) ? poolNowWithin(a, p, i, bounds) : 0;
   // Its anchor's time, which only a drift reads.
-  if (t_->values[p].regenStat != kNoId || t_->values[p].refillEveryTicks > 0)
+  if (t_->values[p].drifts())
     poolAt_[i] = poolClock(a, p);
   poolMax_[i] = bounds.most;
   if (ix_->boundsReadCount[p])

@@ -48,11 +48,9 @@ struct HostApi : ::testing::Test {
     pack::Tables t = ir::lower(fe->tree, fe->decls, fe->diags);
     ASSERT_TRUE(fe->ok());
     auto find = [&](auto &list, std::string_view name) {
-      for (pack::Id i = 0; i < list.size(); ++i)
-        if (t.name(list[i].name) == name)
-          return i;
-      ADD_FAILURE() << name;
-      return pack::Id(0);
+      pack::Id id = t.find(list, name);
+      EXPECT_NE(id, pack::kNoId) << name;
+      return id;
     };
     bolt = find(t.abilities, "Bolt");
     burn = find(t.effects, "Burn");
@@ -63,9 +61,7 @@ struct HostApi : ::testing::Test {
     side = find(t.links, "side");
     power = find(t.props, "Power");
     element = find(t.props, "Element");
-    for (pack::Id g = 0; g < t.tags.size(); ++g)
-      if (t.name(t.tags[g].name) == "Fire")
-        fire = g;
+    fire = find(t.tags, "Fire");
     pack = rt::Pack::reference(std::move(t), eval::evaluator());
   }
 };
@@ -217,4 +213,29 @@ TEST_F(HostApi, ASaveOfAnotherPackOrDamagedIsRefused) {
   auto other = rt::Pack::reference(ir::lower(fe->tree, fe->decls, fe->diags), eval::evaluator());
   EXPECT_FALSE(rt::World::loadSave(*other, bytes, why));
   EXPECT_EQ(why, "a save of another catalog: its pack's hash isn't this pack's");
+}
+
+// An order naming what its pack lacks (an id past a table's end) is refused
+// and changes nothing; it is never read past the table (docs/readings.md 134).
+TEST_F(HostApi, AnOrderNamingWhatThePackLacksIsRefused) {
+  rt::World w(*pack);
+  rt::Handle red = w.make(team), blue = w.make(team);
+  rt::Handle a = w.make(mage, {{side, red}}), b = w.make(mage, {{side, blue}});
+  const pack::Id far = 1000;
+  size_t journal = w.journal().size();
+  EXPECT_EQ(w.act(a, far, {b}).refusal, rt::Refusal::NotGranted);
+  EXPECT_EQ(w.canAct(a, far, {b}).refusal, rt::Refusal::NotGranted);
+  EXPECT_EQ(w.act(a, bolt, {b}, rt::Given{{rt::Given::number(far, 1'000'000)}}).refusal,
+            rt::Refusal::BadProperty);
+  EXPECT_EQ(w.apply(far, 1'000'000, b, a, {}, {}).refusal, rt::Refusal::Refused);
+  EXPECT_EQ(w.apply(burn, 1'000'000, b, a, {}, rt::Given{{rt::Given::number(far, 1)}}).refusal,
+            rt::Refusal::Refused);
+  EXPECT_EQ(w.remove(far, b).refusal, rt::Refusal::NotHeld);
+  EXPECT_EQ(w.setPool(b, far, 1).refusal, rt::Refusal::NoPool);
+  EXPECT_EQ(w.deal(1'000'000, b, a, {pack::TagSet(far)}).refusal, rt::Refusal::Refused);
+  EXPECT_EQ(w.link(a, far, b).refusal, rt::Refusal::Refused);
+  EXPECT_EQ(w.make(far), rt::Handle(0));
+  EXPECT_EQ(w.make(mage, {{far, red}}), rt::Handle(0));
+  EXPECT_EQ(w.journal().size(), journal);
+  EXPECT_EQ(w.value(b, health), 50'000'000);
 }

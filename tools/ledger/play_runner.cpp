@@ -96,10 +96,11 @@ private:
                         "from what the world holds",
                         tree_.span(e.file, e.begin, e.end)));
   }
-  // A count of turns: a whole number, none below zero.
+  // "F turns": a count worked out from numbers, whole, none below zero.
   int64_t wholeTurns(NodeId n, std::string_view label) const {
-    int64_t v = number(n, label);
-    if (v < 0 || v % rt::kOne != 0)
+    rt::NumberFault fault = rt::NumberFault::None;
+    int64_t v = constant(n, tree_.slot(n, label)->value, fault);
+    if (fault != rt::NumberFault::None || v < 0 || v % rt::kOne != 0)
       fail(n, fmt::format("`{}` is no count of turns: turns are counted whole, from 0",
                           text(n, label)));
     return v / rt::kOne;
@@ -128,36 +129,14 @@ private:
                                                                  : "past the numbers' range"));
     return v;
   }
-  Id find(std::string_view name, Id count, auto nameOf) const {
-    for (Id i = 0; i < count; ++i)
-      if (t_.name(nameOf(i)) == name)
-        return i;
-    return kNoId;
-  }
-  Id effect(std::string_view n) const {
-    return find(n, Id(t_.effects.size()), [&](Id i) { return t_.effects[i].name; });
-  }
-  Id ability(std::string_view n) const {
-    return find(n, Id(t_.abilities.size()), [&](Id i) { return t_.abilities[i].name; });
-  }
-  Id archetype(std::string_view n) const {
-    return find(n, Id(t_.archetypes.size()), [&](Id i) { return t_.archetypes[i].name; });
-  }
-  Id value(std::string_view n) const {
-    return find(n, Id(t_.values.size()), [&](Id i) { return t_.values[i].name; });
-  }
-  Id link(std::string_view n) const {
-    return find(n, Id(t_.links.size()), [&](Id i) { return t_.links[i].name; });
-  }
-  Id event(std::string_view n) const {
-    return find(n, Id(t_.events.size()), [&](Id i) { return t_.events[i].name; });
-  }
-  Id tag(std::string_view n) const {
-    return find(n, Id(t_.tags.size()), [&](Id i) { return t_.tags[i].name; });
-  }
-  Id prop(std::string_view n) const {
-    return find(n, Id(t_.props.size()), [&](Id i) { return t_.props[i].name; });
-  }
+  Id effect(std::string_view n) const { return t_.find(t_.effects, n); }
+  Id ability(std::string_view n) const { return t_.find(t_.abilities, n); }
+  Id archetype(std::string_view n) const { return t_.find(t_.archetypes, n); }
+  Id value(std::string_view n) const { return t_.find(t_.values, n); }
+  Id link(std::string_view n) const { return t_.find(t_.links, n); }
+  Id event(std::string_view n) const { return t_.find(t_.events, n); }
+  Id tag(std::string_view n) const { return t_.find(t_.tags, n); }
+  Id prop(std::string_view n) const { return t_.find(t_.props, n); }
   // The tags a line names, each as its own set (itself and its ancestors):
   // an event carries them all.
   std::vector<pack::TagSet> tagSetsOf(NodeId n, std::string_view label) const {

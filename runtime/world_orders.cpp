@@ -491,12 +491,14 @@ Outcome World::act(Handle a, Id ability, const std::vector<Handle> &targets, con
 
 Outcome World::apply(Id effect, int64_t stacks, Handle to, Handle from, const Lifetime &given,
                      const Given &vars) {
-  // An effect its pack lacks, or a var its effect doesn't declare, is no
-  // apply (docs/readings.md 134).
+  // An effect its pack lacks, a var its effect doesn't declare, or a tag
+  // given a var that holds none (or none given one that does) is no apply
+  // (docs/readings.md 134).
   if (effect >= t_->effects.size())
     return refused(Refusal::Refused);
+  const pack::Effect &ef = t_->effects[effect];
   for (const Given::Value &v : vars.values)
-    if (v.name >= t_->effects[effect].varCount)
+    if (v.name >= ef.varCount || v.tag != (t_->vars[ef.varsBegin + v.name].kind == pack::VarKind::Tag))
       return refused(Refusal::Refused);
   if (!alive(to))
     return refused(Refusal::Gone);

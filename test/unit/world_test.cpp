@@ -32,6 +32,9 @@ ability Bolt
     cooldown 2s
     deal 10 to target
     apply Burn to target
+effect Charm
+    var school tag = Fire
+    var power = 1
 archetype Team
 archetype Mage
     full Health Mana
@@ -41,7 +44,7 @@ archetype Mage
 struct HostApi : ::testing::Test {
   std::unique_ptr<rt::Pack> pack;
   pack::Id bolt = 0, burn = 0, mage = 0, team = 0, health = 0, mana = 0, side = 0;
-  pack::Id power = 0, element = 0, fire = 0;
+  pack::Id power = 0, element = 0, fire = 0, charm = 0;
   void SetUp() override {
     auto fe = runFrontendOnText("t.ledger", kCatalog, FileRole::Catalog);
     ASSERT_TRUE(fe->ok());
@@ -62,6 +65,7 @@ struct HostApi : ::testing::Test {
     power = find(t.props, "Power");
     element = find(t.props, "Element");
     fire = find(t.tags, "Fire");
+    charm = find(t.effects, "Charm");
     pack = rt::Pack::reference(std::move(t), eval::evaluator());
   }
 };
@@ -238,4 +242,21 @@ TEST_F(HostApi, AnOrderNamingWhatThePackLacksIsRefused) {
   EXPECT_EQ(w.make(mage, {{far, red}}), rt::Handle(0));
   EXPECT_EQ(w.journal().size(), journal);
   EXPECT_EQ(w.value(b, health), 50'000'000);
+}
+
+// A tag var is given a tag and a number var a number: a tag's id as a bare
+// number, or a tag for a number, is refused (docs/readings.md 134).
+TEST_F(HostApi, AnApplyGivingAVarTheWrongKindIsRefused) {
+  rt::World w(*pack);
+  rt::Handle a = w.make(mage);
+  const pack::Id schoolVar = 0, powerVar = 1; // the vars in the order Charm declares them
+  EXPECT_EQ(w.apply(charm, 1'000'000, a, a, {}, rt::Given{{rt::Given::number(schoolVar, int64_t(fire) + 1)}})
+                .refusal,
+            rt::Refusal::Refused);
+  EXPECT_EQ(w.apply(charm, 1'000'000, a, a, {}, rt::Given{{rt::Given::tagged(powerVar, fire)}}).refusal,
+            rt::Refusal::Refused);
+  EXPECT_FALSE(w.holds(a, charm));
+  EXPECT_TRUE(w.apply(charm, 1'000'000, a, a, {},
+                      rt::Given{{rt::Given::tagged(schoolVar, fire), rt::Given::number(powerVar, 2'000'000)}})
+                  .ok());
 }

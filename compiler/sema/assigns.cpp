@@ -145,6 +145,8 @@ void Checker::checkModifier(NodeId n, const Scope &scope) {
     diags_.report(DiagKind::UndeclaredName, loc, len, name, "stat or link");
   else if (decl->kind != RefKind::Stat)
     diags_.report(DiagKind::WrongKind, loc, len, name, refKindWithArticle(decl->kind), "a stat");
+  else
+    checkStatMember(node.file, stat->begin, stat->end);
 }
 
 } // namespace ledger::sema

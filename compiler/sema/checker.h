@@ -166,6 +166,7 @@ private:
   void checkPlace(uint32_t file, uint32_t begin, uint32_t end, const Scope &scope);
   bool isActorMember(std::string_view member) const;
   void checkMembers(uint32_t file, uint32_t begin, uint32_t end, const Scope &scope);
+  void checkStatMember(uint32_t file, uint32_t value, uint32_t end);
   void checkStatByTypeBare(uint32_t file, uint32_t begin, uint32_t end, const Scope &scope);
   void resolveTree(NodeId n, Scope scope);
   SyntaxTree &tree_;

@@ -74,6 +74,8 @@ void Checker::resolveRef(const Slot &slot, uint32_t file, uint32_t begin, uint32
                     refKindWithArticle(kind));
       return;
     }
+    if (decl && name.find('.') != std::string::npos)
+      checkStatMember(file, begin, end);
   } else if (decl && namespaceOf(kind) == Namespace::Shared && decl->kind != kind) {
     diags_.report(DiagKind::WrongKind, loc, len, name, refKindWithArticle(decl->kind),
                   refKindWithArticle(kind));
@@ -697,8 +699,10 @@ void Checker::checkMembers(uint32_t file, uint32_t begin, uint32_t end, const Sc
     const Decl *shared = decls_.find(Namespace::Shared, first);
     bool actor = first == "holder" || first == "source" || first == "credit" || first == "target" ||
                  first == "projectile" || (shared && shared->kind == RefKind::Link);
-    if (!actor)
+    if (!actor) {
+      checkStatMember(file, begin, end);
       return;
+    }
   }
   // Walk the actor's members: links lead on, a value or a pile ends it (a
   // stat by type may name its member).
@@ -709,9 +713,39 @@ void Checker::checkMembers(uint32_t file, uint32_t begin, uint32_t end, const Sc
       return;
     }
     const Decl *shared = decls_.find(Namespace::Shared, member);
-    if (member != "next" && !(shared && shared->kind == RefKind::Link))
+    if (member != "next" && !(shared && shared->kind == RefKind::Link)) {
+      checkStatMember(file, t, end);
       return;
+    }
   }
+}
+
+// "a stat for each type the portions line declares, NAME.TYPE (Resist.Fire)":
+// what follows a value's name up to `end` is a member of it, a type the
+// portions line declares or a parent of one, and only a stat by type has
+// members.
+void Checker::checkStatMember(uint32_t file, uint32_t value, uint32_t end) {
+  if (value + 2 >= end)
+    return;
+  const Decl *stat = decls_.find(Namespace::Value, text(file, value));
+  if (!stat)
+    return;
+  std::string_view type = tree_.span(file, value + 2, end);
+  bool byType = stat->kind == RefKind::Stat && stat->node != kNone &&
+                tree_.hasFlag(stat->node, "by type");
+  bool isType = false;
+  for (NodeId p = 0; byType && !isType && p < tree_.nodes.size(); ++p)
+    if (tree_.nodes[p].kind == FormKind::Portions)
+      for (const Slot *tags : tree_.slotsNamed(p, "tags"))
+        tree_.eachItem(tree_.nodes[p].file, *tags, true, [&](uint32_t b, uint32_t e) {
+          std::string_view portion = tree_.span(tree_.nodes[p].file, b, e);
+          isType |= portion == type ||
+                    (portion.size() > type.size() && portion.substr(0, type.size()) == type &&
+                     portion[type.size()] == '.');
+        });
+  if (!isType)
+    diags_.report(DiagKind::NoStatMember, tree_.loc(file, value + 2),
+                  static_cast<uint32_t>(type.size()), type, text(file, value));
 }
 
 // "read bare in a scale or a convert, the member for the portion it acts on,

@@ -100,26 +100,7 @@ void Checker::checkPlayedMember(NodeId n, const char *label, std::initializer_li
     diags_.report(DiagKind::UndeclaredName, tree_.loc(file, t), length(file, t), member, names);
     return;
   }
-  if (t + 2 >= slot->end)
-    return;
-  // "a stat for each type the portions line declares, NAME.TYPE (Resist.Fire)"
-  const Decl *stat = decls_.find(Namespace::Value, member);
-  std::string_view type = tree_.span(file, t + 2, slot->end);
-  bool byType = stat && stat->kind == RefKind::Stat && stat->node != kNone &&
-                tree_.hasFlag(stat->node, "by type");
-  bool isType = false;
-  for (NodeId p = 0; byType && !isType && p < tree_.nodes.size(); ++p)
-    if (tree_.nodes[p].kind == FormKind::Portions)
-      for (const Slot *tags : tree_.slotsNamed(p, "tags"))
-        tree_.eachItem(tree_.nodes[p].file, *tags, true, [&](uint32_t b, uint32_t e) {
-          std::string_view portion = tree_.span(tree_.nodes[p].file, b, e);
-          isType |= portion == type ||
-                    (portion.size() > type.size() && portion.substr(0, type.size()) == type &&
-                     portion[type.size()] == '.');
-        });
-  if (!isType)
-    diags_.report(DiagKind::NoStatMember, tree_.loc(file, t + 2),
-                  static_cast<uint32_t>(type.size()), type, member);
+  checkStatMember(file, t, slot->end);
 }
 
 // "PLAYED: an actor the play named with make", read on through its links

@@ -114,7 +114,7 @@ Result run(const ledger::rt::Pack &pack, const char *engine, int64_t n, const Op
   r.n = n;
   const ledger::pack::Tables &t = pack.tables();
   Ids ids = idsOf(t);
-  const int64_t ticksPerSecond = t.ticksPerSecond / 1'000'000;
+  const int64_t ticksPerSecond = t.unitsPerSecond / (t.unitsPerTick * 1'000'000);
 
   malloc_trim(0);
   int64_t rssBefore = residentBytes();
@@ -285,7 +285,7 @@ int main(int argc, char **argv) {
 
   std::printf("skirmish: %s, %lld simulated s at %lld ticks/s, %s; packs built in %.2f s\n",
               opt.catalog.c_str(), (long long)opt.seconds,
-              (long long)(tables.ticksPerSecond / 1'000'000),
+              (long long)(tables.unitsPerSecond / (tables.unitsPerTick * 1'000'000)),
               opt.wholeSecond ? "advance(rate) once a second" : "advance(1) each tick", buildSeconds);
   std::printf("%-9s %6s %12s %10s %9s %8s %8s %9s %8s %8s %9s %9s\n", "engine", "N",
               "sim s/wall s", "events/s", "events", "wall s", "order s", "advance s", "RSS B/a",

@@ -23,7 +23,7 @@ extern "C" {
  * ABI 2 would misread. 4: a convert's or an add's type may be the tag a var
  * holds, a filter's targeting reads every target its activation named, and an
  * ability keeps its tags as listed. */
-#define LEDGER_PACK_ABI_VERSION 4u
+#define LEDGER_PACK_ABI_VERSION 5u
 /* The one symbol a compiled pack exports. */
 #define LEDGER_PACK_SYMBOL "ledger_pack_v1"
 

@@ -71,11 +71,11 @@ struct Value {
   Id maxBody = kNoId;
   int64_t defaultValue = 0; // a stat's base where its archetype says none
   Id regenStat = kNoId;     // regen STAT per D: STAT a period
-  int64_t regenPerTicks = 0;    // the period, in ticks (millionths)
+  int64_t regenPeriod = 0;  // in world time (millionths of a unit)
   int64_t refillAmount = 0;     // refill N every D
-  int64_t refillEveryTicks = 0; // in ticks (millionths)
+  int64_t refillPeriod = 0; // in world time (millionths of a unit)
   // A pool moving by itself between changes: a regen or a refill.
-  bool drifts() const { return regenStat != kNoId || refillEveryTicks > 0; }
+  bool drifts() const { return regenStat != kNoId || refillPeriod > 0; }
 };
 
 struct Tag {
@@ -507,7 +507,12 @@ struct Point {
 
 struct Tables {
   uint32_t version = 1;
-  int64_t ticksPerSecond = 1'000'000; // rate, in millionths of a tick; with no rate, 1 a second
+  // Time is counted in millionths of a unit: a tick, or where the rate's
+  // seconds don't divide its ticks (rate 20 / 3), the part of a tick that both
+  // a tick and a second are a whole number of (a third), so every duration
+  // written to six places of a second is exact.
+  int64_t unitsPerTick = 1;               // whole
+  int64_t unitsPerSecond = 1'000'000;     // millionths; with no rate, 1 tick a second
   Id timeStat = kNoId;
   Id allegiance = kNoId;
   Id damagePool = kNoId;

@@ -19,7 +19,7 @@ namespace ledger::pack {
 // build. A field added to a record is added here too. They stand in the
 // records' own namespace, where the bytes' writer and reader find them.
 // clang-format off
-static auto fields(Value &r) { return std::tie(r.name, r.kind, r.whole, r.rise, r.clockWorld, r.kept, r.byType, r.member, r.memberTag, r.minBody, r.maxBody, r.defaultValue, r.regenStat, r.regenPerTicks, r.refillAmount, r.refillEveryTicks); }
+static auto fields(Value &r) { return std::tie(r.name, r.kind, r.whole, r.rise, r.clockWorld, r.kept, r.byType, r.member, r.memberTag, r.minBody, r.maxBody, r.defaultValue, r.regenStat, r.regenPeriod, r.refillAmount, r.refillPeriod); }
 static auto fields(Tag &r) { return std::tie(r.name, r.parent, r.carried, r.closure); }
 static auto fields(Event &r) { return std::tie(r.name, r.builtin); }
 static auto fields(Link &r) { return std::tie(r.name, r.global); }
@@ -61,7 +61,8 @@ using bytes::Writer;
 // Both directions walk the tables in one order.
 template <typename IO, typename T> void walk(IO &io, T &t) {
   io.pod(t.version);
-  io.pod(t.ticksPerSecond);
+  io.pod(t.unitsPerTick);
+  io.pod(t.unitsPerSecond);
   io.pod(t.timeStat);
   io.pod(t.allegiance);
   io.pod(t.damagePool);

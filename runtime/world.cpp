@@ -51,7 +51,8 @@ const LedgerKernelApi World::kApi = {&rt::apiRead,      &rt::apiStep, &rt::apiLi
                                      &rt::apiFault};
 
 World::World(const Pack &pack, uint64_t seed)
-    : pack_(&pack), t_(&pack.tables()), ix_(&pack.index()), seed_(seed) {
+    : pack_(&pack), t_(&pack.tables()), ix_(&pack.index()), seed_(seed),
+      tickTime_(t_->unitsPerTick * kOne) {
   valueCount_ = uint32_t(t_->values.size());
   globals_.assign(t_->links.size(), 0);
   scratchVars_.assign(ix_->mostVars, 0);
@@ -248,7 +249,7 @@ int64_t World::worldTimeLeft(const Instance &in) const {
   if (in.expiresAt < 0)
     return -1;
   int64_t due = worldDue(in.holder, in.clock, in.expiresAt);
-  return due == INT64_MAX ? -1 : std::max<int64_t>(0, due - now_ * kOne);
+  return due == INT64_MAX ? -1 : std::max<int64_t>(0, due - worldTime());
 }
 
 // Every entry is hashed; in Keep mode it is kept too.

@@ -70,8 +70,9 @@ struct Given {
 
 enum class DurationUnit : uint8_t { None, Time, Turns, Count };
 
-// What an Apply installs: a time (ticks on its clock, in millionths), a
-// count of its holder's turns, a count of events; -1 where it counts none.
+// What an Apply installs: a time (on its clock, in millionths of the pack's
+// unit of time), a count of its holder's turns, a count of events; -1 where it
+// counts none.
 // An apply's own says what it gives; the effect's lasts the rest.
 struct Lifetime {
   int64_t time = -1;
@@ -150,7 +151,8 @@ public:
   bool holds(Handle actor, pack::Id effect) const;
   bool carries(Handle actor, pack::Id tag);
   int64_t stacksOf(Handle actor, pack::Id effect, Handle from = 0) const;
-  // Ticks left of the newest instance of an effect; -1 when it never ends.
+  // Time left of the newest instance of an effect (a time in millionths of the
+  // pack's unit, a count or turns whole); -1 when it never ends.
   int64_t remainingOf(Handle actor, pack::Id effect, DurationUnit unit) const;
   int64_t now() const { return now_; }
   // How many actors made from an archetype are in play.
@@ -217,7 +219,7 @@ private:
     int64_t stacks = 0;
     uint64_t seq = 0;            // put on in this order
     int32_t clock = -1;          // its clock: -1 the world's, else its holder's clocks_[clock]
-    int64_t appliedAt = 0;       // on its clock (millionths of a tick)
+    int64_t appliedAt = 0;       // on its clock (millionths of a unit)
     int64_t expiresAt = -1;      // on its clock, -1 never
     int64_t lifetime = 0;        // the time it was given, on its clock
     int64_t turnsLeft = -1;      // -1: not counted
@@ -234,7 +236,7 @@ private:
   // A pool's crossing: its drift reaching a bound, at the tick it does.
   enum class TimerKind : uint8_t { Expire, Every, PoolBound };
   struct Timer {
-    int64_t due = 0;     // world tick (millionths)
+    int64_t due = 0;     // world time (millionths of a unit)
     uint8_t phase = 0;   // what runs first within a tick: rules, then lifetimes
     uint64_t seq = 0;
     TimerKind kind = TimerKind::Expire;
@@ -242,7 +244,6 @@ private:
     uint32_t rule = 0;   // PoolBound: the pool
     uint32_t version = 0;
     int64_t at = 0; // the tick it fires on, worked out as it goes on the heap
-    int64_t tick() const { return due <= 0 ? due / kOne : (due - 1) / kOne + 1; }
     // By the tick it fires on, then what runs first within a tick (a time
     // expires after anything else due then), then its exact time.
     bool operator>(const Timer &o) const {
@@ -448,7 +449,7 @@ private:
   void schedule(uint32_t inst);
   // Clocks: each actor's time stat and the stats effects say they run on.
   struct Clock {
-    int64_t anchorWorld = 0; // world time at the anchor (millionths of a tick)
+    int64_t anchorWorld = 0; // world time at the anchor (millionths of a unit)
     int64_t anchorClock = 0; // the clock's time there
     int64_t rate = 1'000'000;
   };
@@ -601,13 +602,20 @@ private:
   const PackIndex *ix_;
   uint64_t seed_ = 0;
   int64_t now_ = 0; // whole ticks
+  // A tick in world time: millionths of the pack's unit (pack::Tables), so a
+  // second is a whole number of them at every rate.
+  int64_t tickTime_ = kOne;
+  int64_t worldTime() const { return now_ * tickTime_; }
+  int64_t tickAtOrAfter(int64_t time) const {
+    return time <= 0 ? time / tickTime_ : (time - 1) / tickTime_ + 1;
+  }
   uint64_t epoch_ = 1;
   uint64_t seq_ = 0;
   uint32_t chains_ = 0;
   uint32_t valueCount_ = 0;
   std::vector<Actor> actors_;
   std::vector<int64_t> pools_;     // amount at the anchor
-  std::vector<int64_t> poolAt_;    // the anchor's tick
+  std::vector<int64_t> poolAt_;    // the anchor's time on the pool's clock
   std::vector<int64_t> poolMax_;   // the maximum it last read
   std::vector<int64_t> poolRate_;  // a drift reading the world: its rate at the anchor
   std::vector<int64_t> poolMin_;   // bounds reading a count: the least it last read
@@ -646,7 +654,7 @@ private:
   std::vector<Prop> instProps_; // what the Apply putting an instance on carried
   std::vector<Timer> timers_; // a heap
   void pushTimer(Timer t) {
-    t.at = t.tick();
+    t.at = tickAtOrAfter(t.due);
     timers_.push_back(t);
     std::push_heap(timers_.begin(), timers_.end(), std::greater<>());
   }

@@ -238,7 +238,7 @@ Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32
   suspenders_.push_back(0);
   tagCache_.emplace_back();
   tagEpoch_.push_back(0);
-  clocks_.resize(clocks_.size() + ix_->clockStats.size(), Clock{now_ * kOne, 0, kOne});
+  clocks_.resize(clocks_.size() + ix_->clockStats.size(), Clock{worldTime(), 0, kOne});
   links_.resize(links_.size() + links, 0);
   overridden_.resize(overridden_.size() + links, 0);
   held_.emplace_back();

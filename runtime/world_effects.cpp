@@ -41,9 +41,9 @@ int32_t World::clockOfStat(Id stat) const {
 // A clock's time now: its anchor, and the world's time since at its rate.
 int64_t World::clockNow(Handle a, int32_t clock) const {
   if (clock < 0 || !actor(a))
-    return now_ * kOne;
+    return worldTime();
   const Clock &c = clocks_[size_t(indexOf(a)) * ix_->clockStats.size() + clock];
-  __int128 run = __int128(now_ * kOne - c.anchorWorld) * c.rate / kOne;
+  __int128 run = __int128(worldTime() - c.anchorWorld) * c.rate / kOne;
   return c.anchorClock + int64_t(run);
 }
 
@@ -78,7 +78,7 @@ void World::retime(Handle a) {
     if (rate == clock.rate)
       continue;
     clock.anchorClock = clockNow(a, int32_t(c));
-    clock.anchorWorld = now_ * kOne;
+    clock.anchorWorld = worldTime();
     clock.rate = rate;
     moved = true;
   }
@@ -625,14 +625,13 @@ void World::fireTimer(const Timer &tm) {
 // nothing.
 void World::advance(int64_t ticks) {
   int64_t end = now_ + ticks;
-  while (!timers_.empty() && timers_.front().due <= end * kOne) {
-    int64_t due = timers_.front().due;
-    int64_t tick = (due + kOne - 1) / kOne; // the first tick at or after it
+  while (!timers_.empty() && timers_.front().due <= end * tickTime_) {
+    int64_t tick = timers_.front().at; // the first tick at or after it is due
     if (tick > now_) {
       now_ = tick;
       ++epoch_; // what drifts has moved
     }
-    runTimers(now_ * kOne);
+    runTimers(worldTime());
   }
   if (end != now_)
     ++epoch_;

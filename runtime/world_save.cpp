@@ -206,7 +206,7 @@ bool World::saveHolds(std::string &why) const {
       fits = fits && tm.rule >= ef.rulesBegin && tm.rule < ef.rulesBegin + ef.ruleCount &&
              t_->rules[tm.rule].kind == pack::RuleKind::Every;
     }
-    if (!fits || tm.at != tm.tick())
+    if (!fits || tm.at != tickAtOrAfter(tm.due))
       return bad("a timer of nothing the world has");
   }
   if (!std::is_heap(timers_.begin(), timers_.end(), std::greater<>()))

@@ -365,11 +365,11 @@ int64_t World::poolNowWithin(Handle a, Id pool, size_t i, PoolBounds bounds) {
     // count from the make.
     int64_t nowAt = poolClock(a, pool);
     int64_t elapsed = nowAt - poolAt_[i];
-    if (p.regenStat != kNoId && elapsed > 0 && p.regenPerTicks > 0)
-      amount = add(amount, mulDiv(driftRate(a, pool, i), elapsed, p.regenPerTicks), fault);
-    if (p.refillEveryTicks > 0 && elapsed > 0) {
-      int64_t from = poolAt_[i] / p.refillEveryTicks;
-      int64_t to = nowAt / p.refillEveryTicks;
+    if (p.regenStat != kNoId && elapsed > 0 && p.regenPeriod > 0)
+      amount = add(amount, mulDiv(driftRate(a, pool, i), elapsed, p.regenPeriod), fault);
+    if (p.refillPeriod > 0 && elapsed > 0) {
+      int64_t from = poolAt_[i] / p.refillPeriod;
+      int64_t to = nowAt / p.refillPeriod;
       amount = add(amount, mul(p.refillAmount, (to - from) * kOne, fault), fault);
     }
   }
@@ -537,7 +537,7 @@ World::PoolBounds World::touchPool(Handle a, Id pool) {
 int64_t World::poolClock(Handle a, Id pool) const {
   const Actor *ac = actor(a);
   if (t_->values[pool].clockWorld || t_->timeStat == kNoId)
-    return (now_ - ac->madeAt) * kOne;
+    return (now_ - ac->madeAt) * tickTime_;
   return clockNow(a, clockOfStat(t_->timeStat));
 }
 
@@ -555,21 +555,21 @@ void World::schedulePoolBounds(Handle a) {
     PoolBounds bounds = poolBounds(a, p);
     int64_t amount = poolNowWithin(a, p, i, bounds), least = bounds.least, most = bounds.most;
     int64_t at = poolClock(a, p), due = -1;
-    if (v.regenStat != kNoId && v.regenPerTicks > 0) {
+    if (v.regenStat != kNoId && v.regenPeriod > 0) {
       int64_t rate = driftRate(a, p, i); // a period's drift
       int64_t gap = rate > 0 ? most - amount : rate < 0 ? amount - least : 0;
       if (rate != 0 && gap > 0 && most != INT64_MAX) {
-        __int128 need = (__int128(gap) * v.regenPerTicks + (rate > 0 ? rate : -rate) - 1) /
+        __int128 need = (__int128(gap) * v.regenPeriod + (rate > 0 ? rate : -rate) - 1) /
                         (rate > 0 ? rate : -rate);
         due = at + int64_t(need);
       }
     } else if (v.refillAmount > 0 && amount < most && most != INT64_MAX) {
       int64_t steps = (most - amount + v.refillAmount - 1) / v.refillAmount;
-      due = (at / v.refillEveryTicks + steps) * v.refillEveryTicks;
+      due = (at / v.refillPeriod + steps) * v.refillPeriod;
     }
     int32_t clock = v.clockWorld || t_->timeStat == kNoId ? -1 : clockOfStat(t_->timeStat);
     int64_t worldAt = due < 0     ? -1
-                      : clock < 0 ? actor(a)->madeAt * kOne + due
+                      : clock < 0 ? actor(a)->madeAt * tickTime_ + due
                                   : worldDue(a, clock, due);
     // A crossing already due then stands; any other is replaced.
     if (poolDue_[i] == worldAt)

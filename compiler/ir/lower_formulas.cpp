@@ -287,9 +287,9 @@ Lowered Lowerer::expr(uint32_t file, ExprId id, BodyScope &scope) {
     return path(file, e.begin, e.end, scope, id);
   case ExprKind::Duration: {
     Lowered inner = expr(file, arg(0), scope);
-    int64_t factor = e.unit == TimeUnit::Seconds  ? t_.ticksPerSecond
-                     : e.unit == TimeUnit::Millis ? t_.ticksPerSecond / 1000
-                                                  : Fixed::kScale;
+    int64_t factor = e.unit == TimeUnit::Seconds  ? t_.unitsPerSecond
+                     : e.unit == TimeUnit::Millis ? t_.unitsPerSecond / 1000
+                                                  : t_.unitsPerTick * Fixed::kScale;
     const pack::Expr &in = t_.exprs[inner.expr];
     if (in.op == pack::ExprOp::Const) {
       rt::NumberFault fault = rt::NumberFault::None;

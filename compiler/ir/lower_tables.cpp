@@ -5,6 +5,7 @@
 #include "number.h"
 
 #include <algorithm>
+#include <numeric>
 
 namespace ledger::ir {
 
@@ -46,16 +47,16 @@ int64_t Lowerer::literal(NodeId n, std::string_view label) const {
   return first.value.raw;
 }
 
-// A pool's period in ticks: a duration the pack holds as a number, its
+// A pool's period in world time: a duration the pack holds as a number, its
 // formula worked out as it is lowered; one reading the world isn't run yet.
-int64_t Lowerer::constantTicks(uint32_t file, const Slot &slot, std::string_view what) {
+int64_t Lowerer::constantPeriod(uint32_t file, const Slot &slot, std::string_view what) {
   BodyScope none;
   Lowered d = expr(file, slot.value, none);
   if (t_.exprs[d.expr].op == pack::ExprOp::Const)
     return t_.exprs[d.expr].imm;
   diags_.report(DiagKind::NotRunYet, tree_.loc(file, slot.begin),
                 uint32_t(spanText(file, slot.begin, slot.end).size()), std::string(what));
-  return t_.ticksPerSecond;
+  return t_.unitsPerSecond;
 }
 
 Id Lowerer::name(std::string_view text) {
@@ -243,10 +244,15 @@ void Lowerer::lowerValues() {
       case FormKind::Rate: {
         const Slot *ticks = tree_.slot(n, "ticks");
         const Slot *secs = tree_.slot(n, "seconds");
-        int64_t tk = tree_.token(node.file, ticks->begin).value.raw;
-        int64_t sc = secs ? tree_.token(node.file, secs->begin).value.raw : Fixed::kScale;
-        rt::NumberFault fault = rt::NumberFault::None;
-        t_.ticksPerSecond = rt::div(tk, sc, fault);
+        // Whole ticks over whole seconds (the checker refuses others), in
+        // lowest terms: a tick is M units, a second N.
+        int64_t tk = tree_.token(node.file, ticks->begin).value.raw / Fixed::kScale;
+        int64_t sc = secs ? tree_.token(node.file, secs->begin).value.raw / Fixed::kScale : 1;
+        if (tk <= 0 || sc <= 0)
+          break;
+        int64_t common = std::gcd(tk, sc);
+        t_.unitsPerTick = sc / common;
+        t_.unitsPerSecond = tk / common * Fixed::kScale;
         break;
       }
       case FormKind::Time:
@@ -309,9 +315,9 @@ void Lowerer::lowerValues() {
       w.defaultValue = Fixed::kScale; // a time's base is 1
     if (tree_.slot(n, "regen")) {
       w.regenStat = valueId(slotText(n, "regen"));
-      w.regenPerTicks = t_.ticksPerSecond;
+      w.regenPeriod = t_.unitsPerSecond;
       if (const Slot *per = tree_.slot(n, "per"))
-        w.regenPerTicks = constantTicks(file, *per, "a regen's `per` that is a formula");
+        w.regenPeriod = constantPeriod(file, *per, "a regen's `per` that is a formula");
     }
     // Both at once need the drift stopped at a bound between refills, which
     // the closed form doesn't follow yet.
@@ -319,8 +325,8 @@ void Lowerer::lowerValues() {
       notRunYet(n, "a pool with both `regen` and `refill`");
     if (tree_.slot(n, "refill")) {
       w.refillAmount = literal(n, "refill");
-      w.refillEveryTicks =
-          constantTicks(file, *tree_.slot(n, "every"), "a refill's `every` that is a formula");
+      w.refillPeriod =
+          constantPeriod(file, *tree_.slot(n, "every"), "a refill's `every` that is a formula");
     }
     std::string rise = slotText(n, "rise");
     w.rise = rise == "heal" ? Rise::Heal : Rise::Keep;

@@ -143,7 +143,7 @@ private:
   std::vector<std::string> listItems(NodeId n, std::string_view label) const;
   // A number slot (N): a literal, maybe signed.
   int64_t literal(NodeId n, std::string_view label) const;
-  int64_t constantTicks(uint32_t file, const Slot &slot, std::string_view what);
+  int64_t constantPeriod(uint32_t file, const Slot &slot, std::string_view what);
 
   // ---- names and tables ------------------------------------------------------
   Id name(std::string_view text);

@@ -49,6 +49,8 @@ public:
 
 private:
   std::string num(int64_t v) const { return formatFixed(Fixed{v}); }
+  // World time: ticks, or the pack's units where a tick is several.
+  std::string time(int64_t v) const { return num(v) + (t_.unitsPerTick == 1 ? "t" : "u"); }
   std::string id(Id i, const char *prefix) const {
     return i == kNoId ? std::string("-") : fmt::format("{}{}", prefix, i);
   }
@@ -223,7 +225,11 @@ void Printer::steps(uint32_t begin, uint32_t end, int depth) {
 }
 
 std::string Printer::run() {
-  out_ += fmt::format("rate {} ticks/s\n", num(t_.ticksPerSecond));
+  if (t_.unitsPerTick == 1)
+    out_ += fmt::format("rate {} ticks/s\n", num(t_.unitsPerSecond));
+  else
+    out_ += fmt::format("rate {} units/s, {} units a tick\n", num(t_.unitsPerSecond),
+                        t_.unitsPerTick);
   for (Id i = 0; i < t_.tags.size(); ++i)
     if (i >= Id(BuiltinTag::Count))
       out_ += fmt::format("tag{} {}{}\n", i, t_.name(t_.tags[i].name),
@@ -236,8 +242,8 @@ std::string Printer::run() {
                         t_.name(v.name), v.defaultValue ? " default " + num(v.defaultValue) : "",
                         v.minBody != kNoId ? " min body" + std::to_string(v.minBody) : "",
                         v.maxBody != kNoId ? " max body" + std::to_string(v.maxBody) : "",
-                        v.regenStat != kNoId ? fmt::format(" regen value{} per {}t", v.regenStat,
-                                                           num(v.regenPerTicks))
+                        v.regenStat != kNoId ? fmt::format(" regen value{} per {}", v.regenStat,
+                                                           time(v.regenPeriod))
                                              : "");
   }
   for (Id i = 0; i < t_.links.size(); ++i)

@@ -105,7 +105,11 @@ private:
                           text(n, label)));
     return v / rt::kOne;
   }
-  // A duration in ticks (millionths).
+  // World time said in ticks, to the millionth.
+  std::string ticksText(int64_t time) const { return num(time / t_.unitsPerTick) + "t"; }
+
+  // A duration in world time: millionths of the pack's unit of time, a tick
+  // at a whole rate (pack::Tables::unitsPerTick).
   int64_t ticks(NodeId n, std::string_view label) const {
     const Slot *s = tree_.slot(n, label);
     const Expr &e = tree_.exprs[s->value];
@@ -115,12 +119,13 @@ private:
     int64_t v = constant(n, tree_.exprArgs[e.firstArg], fault);
     switch (e.unit) {
     case TimeUnit::Seconds:
-      v = rt::mul(v, t_.ticksPerSecond, fault);
+      v = rt::mul(v, t_.unitsPerSecond, fault);
       break;
     case TimeUnit::Millis:
-      v = rt::div(rt::mul(v, t_.ticksPerSecond, fault), 1000 * rt::kOne, fault);
+      v = rt::div(rt::mul(v, t_.unitsPerSecond, fault), 1000 * rt::kOne, fault);
       break;
     default:
+      v = rt::mul(v, t_.unitsPerTick * rt::kOne, fault);
       break;
     }
     if (fault != rt::NumberFault::None)
@@ -461,7 +466,7 @@ private:
       // passes, so half a tick twice is one tick (docs/readings.md).
       int64_t to = tree_.slot(n, "until") ? ticks(n, "until") : clock_ + ticks(n, "by");
       clock_ = std::max(clock_, to);
-      int64_t whole = clock_ / rt::kOne - world_->now();
+      int64_t whole = clock_ / (t_.unitsPerTick * rt::kOne) - world_->now();
       if (whole > 0)
         world_->advance(whole);
       return;
@@ -720,9 +725,9 @@ private:
         left = left < 0 ? -1 : left * rt::kOne;
       if (!compare(cmp, left, want))
         fail(n, fmt::format("expected remaining {} {}, found {}", cmp,
-                            unit == rt::DurationUnit::Time ? num(want) + "t" : num(want),
+                            unit == rt::DurationUnit::Time ? ticksText(want) : num(want),
                             left < 0 ? std::string("never")
-                                     : unit == rt::DurationUnit::Time ? num(left) + "t" : num(left)));
+                                     : unit == rt::DurationUnit::Time ? ticksText(left) : num(left)));
       return;
     }
     case FormKind::ExpectEvent: {
@@ -820,7 +825,7 @@ private:
   std::optional<rt::World> world_;
   std::map<std::string, Handle> actors_;
   std::map<Handle, std::pair<int64_t, int64_t>> places_; // the play's plane
-  int64_t clock_ = 0; // the play's time, in millionths of a tick: the world's runs in whole ones
+  int64_t clock_ = 0; // the play's time, in millionths of a unit: the world's runs in whole ticks
   int64_t rounds_ = 0; // the rounds of turns the play has advanced
   // A save: the world, the play's names and its plane, put back together.
   struct Saved {

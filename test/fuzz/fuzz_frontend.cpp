@@ -3,10 +3,15 @@
 // its folder), must give diagnostics and never a crash. A catalog that
 // checks is lowered, its pack written and read back, and run a little on the
 // reference engine: every archetype made, every ability ordered, time moved.
+// Bytes holding a line `%%% play` are a catalog and a play of it: the part
+// before is written as fuzz.ledger beside the play, and a play file that
+// checks has its plays run on the reference engine, failing or passing but
+// never crashing.
 #include "driver/frontend.h"
 #include "eval/eval.h"
 #include "ir/ir.h"
 #include "parse/parse.h"
+#include "play_runner.h"
 #include "world.h"
 
 #include <cstdint>
@@ -50,6 +55,21 @@ void run(ledger::Frontend &fe) {
   (void)text;
 }
 
+// A play file whose catalog checks: its plays run on the reference engine.
+void playOn(ledger::Frontend &fe) {
+  if (!fe.ok())
+    return;
+  ledger::pack::Tables tables = ledger::ir::lower(fe.tree, fe.decls, fe.diags);
+  if (!fe.ok())
+    return;
+  auto pack = ledger::rt::Pack::reference(std::move(tables), ledger::eval::evaluator());
+  static std::FILE *sink = std::fopen("/dev/null", "w");
+  ledger::play::Totals totals;
+  for (uint32_t file = 0; file < fe.tree.files.size(); ++file)
+    if (fe.tree.roles[file] == ledger::FileRole::Play)
+      ledger::play::runPlays(fe.tree, file, *pack, sink, totals, nullptr);
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -69,10 +89,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return d;
   }();
   std::filesystem::path play = dir / "input.play";
+  static constexpr std::string_view kSeparator = "\n%%% play\n";
+  size_t cut = text.find(kSeparator);
   {
-    std::ofstream out(play, std::ios::binary);
-    out << text;
+    std::ofstream out(dir / "fuzz.ledger", std::ios::binary | std::ios::trunc);
+    if (cut != std::string::npos)
+      out << std::string_view(text).substr(0, cut);
   }
-  exercise(*ledger::runFrontend(play.string()));
+  {
+    std::ofstream out(play, std::ios::binary | std::ios::trunc);
+    out << (cut == std::string::npos ? std::string_view(text)
+                                     : std::string_view(text).substr(cut + kSeparator.size()));
+  }
+  auto fe = ledger::runFrontend(play.string());
+  exercise(*fe);
+  if (cut != std::string::npos)
+    playOn(*fe);
   return 0;
 }

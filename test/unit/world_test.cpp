@@ -260,3 +260,27 @@ TEST_F(HostApi, AnApplyGivingAVarTheWrongKindIsRefused) {
                       rt::Given{{rt::Given::tagged(schoolVar, fire), rt::Given::number(powerVar, 2'000'000)}})
                   .ok());
 }
+
+// At a rate whose seconds don't divide its ticks, the host's times are in
+// the pack's unit (a third of a tick at 20 / 3), so 3s is exactly 20 ticks.
+TEST(HostApiTime, ALifetimeAtTwentyTicksOverThreeSecondsIsExact) {
+  auto fe = runFrontendOnText("t.ledger", "rate 20 / 3\neffect Mark\narchetype Dummy\n",
+                              FileRole::Catalog);
+  ASSERT_TRUE(fe->ok());
+  pack::Tables t = ir::lower(fe->tree, fe->decls, fe->diags);
+  ASSERT_TRUE(fe->ok());
+  EXPECT_EQ(t.unitsPerTick, 3);
+  EXPECT_EQ(t.unitsPerSecond, 20'000'000);
+  pack::Id mark = t.find(t.effects, "Mark"), dummy = t.find(t.archetypes, "Dummy");
+  auto pack = rt::Pack::reference(std::move(t), eval::evaluator());
+  rt::World w(*pack);
+  rt::Handle d = w.make(dummy);
+  rt::Lifetime threeSeconds;
+  threeSeconds.time = 3 * pack->tables().unitsPerSecond;
+  ASSERT_TRUE(w.apply(mark, 1'000'000, d, d, threeSeconds, {}).ok());
+  w.advance(19);
+  EXPECT_TRUE(w.holds(d, mark));
+  EXPECT_EQ(w.remainingOf(d, mark, rt::DurationUnit::Time), 3'000'000); // one tick: 3 units
+  w.advance(1);
+  EXPECT_FALSE(w.holds(d, mark));
+}

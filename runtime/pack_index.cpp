@@ -13,8 +13,10 @@ using pack::kNoId;
 namespace {
 // What a body reads: only its holder's own stats, its own instance's stacks
 // and numbers (a stat reading these is cached by its holder's changes);
-// anything else of the world; or a var or a clock (never cached).
-enum class Reads : uint8_t { Holder, World, Volatile };
+// besides those, counts of actors, which read only who is in play, their
+// links and their tags (cached by those changing anywhere too); anything else
+// of the world; or a var or a clock (never cached).
+enum class Reads : uint8_t { Holder, Shape, World, Volatile };
 Reads readsOf(const pack::Tables &t, Id expr) {
   const pack::Expr &e = t.exprs[expr];
   Reads r = Reads::Holder;
@@ -22,8 +24,14 @@ Reads readsOf(const pack::Tables &t, Id expr) {
   switch (e.op) {
   case pack::ExprOp::Var:
     return Reads::Volatile;
-  case pack::ExprOp::Fold:
-    return Reads::World;
+  case pack::ExprOp::Fold: {
+    const pack::Fold &fold = t.folds[e.imm];
+    const pack::Query &q = t.queries[fold.query];
+    if (fold.item != kNoId || q.kind != pack::QueryKind::Search || q.whenBody != kNoId)
+      return Reads::World;
+    r = Reads::Shape; // and what its operands read
+    break;
+  }
   case pack::ExprOp::Read: {
     const pack::Read &rd = t.reads[e.imm];
     bool onHolder = e.argCount > 0 && t.exprs[t.exprArgs[e.argsBegin]].op == pack::ExprOp::Local &&
@@ -141,22 +149,26 @@ void classifyStats(const pack::Tables &t, PackIndex &ix) {
       for (Id v = 0; v < ix.valueCount; ++v)
         if (std::find(ix.covers[v].begin(), ix.covers[v].end(), m.stat) != ix.covers[v].end())
           bodies[v].push_back(m.amountBody);
-  bool anyWorld = false;
+  Reads most = Reads::Holder;
   for (Id v = 0; v < ix.valueCount; ++v) {
     for (Id b : bodies[v])
       if (b != kNoId && t.bodies[b].kind == pack::BodyKind::Formula)
         reads[v] = std::max(reads[v], readsOf(t, t.bodies[b].root));
-    anyWorld |= reads[v] != Reads::Holder;
+    most = std::max(most, reads[v]);
   }
-  if (anyWorld)
+  // A stat reading its holder's stats may read one that counts (Shape) or
+  // reads the world: it is cached as the most any stat is.
+  Reads readers = most == Reads::Shape ? Reads::Shape : Reads::World;
+  if (most != Reads::Holder)
     for (Id v = 0; v < ix.valueCount; ++v)
-      if (reads[v] == Reads::Holder)
+      if (reads[v] < readers)
         for (Id b : bodies[v])
           if (readsValues(t, b))
-            reads[v] = Reads::World;
+            reads[v] = readers;
   ix.statCache.resize(ix.valueCount);
   for (Id v = 0; v < ix.valueCount; ++v)
     ix.statCache[v] = reads[v] == Reads::Holder  ? PackIndex::StatCache::Holder
+                      : reads[v] == Reads::Shape ? PackIndex::StatCache::Shape
                       : reads[v] == Reads::World ? PackIndex::StatCache::World
                                                  : PackIndex::StatCache::Never;
   for (Id v = 0; v < ix.valueCount; ++v) {
@@ -274,6 +286,11 @@ PackIndex indexPack(const pack::Tables &t) {
   for (Id e = 0; e < t.effects.size(); ++e) {
     const pack::Effect &ef = t.effects[e];
     ix.inert[e] = ef.modifierCount == 0 && !ef.suspendsAll && ef.overrideCount == 0;
+  }
+  ix.shapesCounts.resize(t.effects.size());
+  for (Id e = 0; e < t.effects.size(); ++e) {
+    const pack::Effect &ef = t.effects[e];
+    ix.shapesCounts[e] = ef.tags != 0 || ef.suspendsAll || ef.overrideCount != 0;
   }
   // Effects with a rule hearing more than its holder's own events are
   // heard on every event; the rest only on their holder's.

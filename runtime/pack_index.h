@@ -26,7 +26,13 @@ struct PackIndex {
 
   // How a stat is cached: by its holder's changes, by any change in the
   // world, or not at all (it reads a var or a clock).
-  enum class StatCache : uint8_t { Holder, World, Never };
+  // A stat's cache holds until its holder's values change (Holder); or those
+  // or who is in play, their links or tags anywhere (Shape: it counts actors);
+  // or anything in the world (World); or is never kept (Never).
+  enum class StatCache : uint8_t { Holder, Shape, World, Never };
+  // Effects whose instances coming and going move what a count of actors
+  // reads: their tags, a link they override, a suspension.
+  std::vector<uint8_t> shapesCounts;
   std::vector<StatCache> statCache;
   bool poolsReadWorld = false; // a pool's bounds or drift read more than its holder's stats
   bool clocksReadWorld = false; // a clock's stat reads more than its holder's own values

@@ -364,13 +364,20 @@ private:
     if (ac && !except) {
       size_t slot = size_t(indexOf(a)) * valueCount_ + stat;
       PackIndex::StatCache kind = ix_->statCache[stat];
-      uint64_t stamp = kind == PackIndex::StatCache::Holder ? ac->epoch : epoch_;
+      uint64_t stamp = statStamp(*ac, kind);
       if (kind != PackIndex::StatCache::Never && statEpoch_[slot] == stamp)
         return statCache_[slot];
     }
     return computeStatAfresh(a, stat, except);
   }
   int64_t computeStatAfresh(Handle a, Id stat, const TagBits *except);
+  // What a cached stat was worked out at: both counts only ever rise, so
+  // their sum moves whenever either does.
+  uint64_t statStamp(const Actor &ac, PackIndex::StatCache kind) const {
+    return kind == PackIndex::StatCache::Holder  ? ac.epoch
+           : kind == PackIndex::StatCache::Shape ? ac.epoch + shapeEpoch_
+                                                 : epoch_;
+  }
   static constexpr int kValueNesting = 64;
   int valueNesting_ = 0;
   struct Nesting {
@@ -610,6 +617,10 @@ private:
     return time <= 0 ? time / tickTime_ : (time - 1) / tickTime_ + 1;
   }
   uint64_t epoch_ = 1;
+  // Bumped whenever what a count of actors reads may have moved: an actor
+  // made, destroyed, fallen or revived, a link set, an instance of an effect
+  // PackIndex::shapesCounts names put on or ended.
+  uint64_t shapeEpoch_ = 0;
   uint64_t seq_ = 0;
   uint32_t chains_ = 0;
   uint32_t valueCount_ = 0;
@@ -644,7 +655,19 @@ private:
   std::vector<Instance> insts_;
   std::vector<int64_t> everyDue_;
   std::vector<Clock> clocks_;    // actor * PackIndex::clockStats + clock
+  // Actors whose clocks are retimed as the moment ends, each once: a mark by
+  // actor index keeps the list a set without searching it.
   std::vector<Handle> touched_;
+  std::vector<uint8_t> touchedMark_;
+  void markTouched(Handle a) {
+    uint32_t i = indexOf(a);
+    if (i >= touchedMark_.size())
+      touchedMark_.resize(actors_.size(), 0);
+    if (!touchedMark_[i]) {
+      touchedMark_[i] = 1;
+      touched_.push_back(a);
+    }
+  }
   std::vector<Handle> autoActors_; // actors that may hold an auto grant
   std::vector<std::pair<uint64_t, int64_t>> autoFired_; // (actor index, ability) key, the tick it last went off
   bool inAutos_ = false;  // actors whose clocks may have changed rate this moment

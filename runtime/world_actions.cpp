@@ -271,6 +271,7 @@ Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32
           (worldReaders_.empty() || worldReaders_.back() != i))
         worldReaders_.push_back(i);
   ++epoch_;
+  ++shapeEpoch_;
   for (uint32_t p = 0; p < arch.poolCount; ++p) {
     Id pool = t_->idLists[arch.poolsBegin + p];
     size_t slot = size_t(i) * valueCount_ + pool;
@@ -327,8 +328,7 @@ Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32
   }
   if (arch.autoCount)
     autoActors_.push_back(h);
-  if (std::find(touched_.begin(), touched_.end(), h) == touched_.end())
-    touched_.push_back(h);
+  markTouched(h);
   uint32_t ce = newEvent(Id(BuiltinEvent::Create), h, creator, creator ? creator : h, chain);
   addTags(events_[ce].tags, arch.tags);
   raiseEvent(ce);
@@ -348,6 +348,7 @@ void World::destroyActor(Handle h, uint32_t chain) {
   // hears it.
   actor(h)->live = false;
   ++epoch_;
+  ++shapeEpoch_;
   Scratch<uint32_t> list(scratchIds_);
   list->assign(held_[indexOf(h)].begin(), held_[indexOf(h)].end());
   for (uint32_t i : *list)
@@ -650,6 +651,7 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
       touch(t);
       ac->fallen = false;
       ++epoch_;
+      ++shapeEpoch_;
       Id pool = kNoId;
       for (uint32_t i : held_[indexOf(t)])
         if (t_->effects[insts_[i].effect].fallsPool != kNoId)
@@ -734,6 +736,7 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
   case ActionOp::SetLink: {
     targetsOf(f, a, args, targets);
     Handle to = (a.flags & kToNone) ? 0 : args[k++];
+    ++shapeEpoch_;
     if (t_->links[a.a].global) {
       globals_[a.a] = to;
       ++epoch_;

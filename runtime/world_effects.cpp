@@ -132,6 +132,8 @@ uint32_t World::newInstance(Event &e, uint32_t eventIndex) {
   const pack::Effect &ef = t_->effects[e.effect];
   in.live = true;
   in.effect = e.effect;
+  if (ix_->shapesCounts[e.effect])
+    ++shapeEpoch_;
   in.holder = e.subject;
   in.source = e.source;
   in.credit = e.credit;
@@ -534,6 +536,8 @@ void World::endInstance(uint32_t inst, Id endTag, uint32_t chain) {
   ++still.timerVersion;
   freeInsts_.push_back(inst);
   ++epoch_;
+  if (ix_->shapesCounts[still.effect])
+    ++shapeEpoch_;
   if (Actor *ac = actor(holder)) {
     if (!ix_->inert[still.effect])
       ++ac->epoch;

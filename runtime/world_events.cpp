@@ -48,6 +48,8 @@ void World::endMoment() {
     // Clocks whose stat moved run at their new rate from here.
     for (size_t i = 0; i < touched_.size(); ++i)
       retime(touched_[i]);
+    for (Handle a : touched_)
+      touchedMark_[indexOf(a)] = 0;
     touched_.clear();
   }
   --momentDepth_;
@@ -360,6 +362,7 @@ void World::dieOrFall(uint32_t ei) {
       touch(a);
       actor(a)->fallen = true;
       ++epoch_;
+      ++shapeEpoch_;
       if (ef.fallsEvent != kNoId) {
         uint32_t d = newEvent(ef.fallsEvent, a, e.source, e.credit, e.chain);
         raiseEvent(d);

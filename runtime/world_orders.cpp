@@ -585,6 +585,7 @@ Outcome World::link(Handle a, Id l, Handle to) {
   if (!t_->links[l].global && !alive(a))
     return refused(Refusal::Gone);
   beginMoment();
+  ++shapeEpoch_;
   if (t_->links[l].global) {
     globals_[l] = to;
     ++epoch_;

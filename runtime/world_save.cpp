@@ -17,7 +17,7 @@ namespace {
 
 constexpr char kSaveMagic[8] = {'L', 'E', 'D', 'G', 'S', 'A', 'V', 'E'};
 // Raised whenever a field is added to what a save holds.
-constexpr uint32_t kSaveFormat = 1;
+constexpr uint32_t kSaveFormat = 2;
 
 } // namespace
 
@@ -36,7 +36,7 @@ template <typename IO> void World::walkSave(IO &io) {
   for (auto *values : {&pools_, &poolAt_, &poolMax_, &poolRate_, &poolMin_})
     io.vec(*values);
   io.vec(boundsSettled_);
-  io.pods(settledEpoch_, clocksEpoch_);
+  io.pods(settledEpoch_, clocksEpoch_, shapeEpoch_);
   io.vec(worldReaders_);
   io.vec(hasPool_);
   io.vec(poolVersion_);

@@ -184,7 +184,7 @@ int64_t World::computeStatAfresh(Handle a, Id stat, const TagBits *except) {
   uint32_t ai = indexOf(a);
   size_t slot = size_t(ai) * valueCount_ + stat;
   PackIndex::StatCache kind = ix_->statCache[stat];
-  uint64_t stamp = kind == PackIndex::StatCache::Holder ? ac->epoch : epoch_;
+  uint64_t stamp = statStamp(*ac, kind);
   const pack::Value &value = t_->values[stat];
   NumberFault fault = NumberFault::None;
   int64_t b = base(a, stat);
@@ -457,8 +457,8 @@ void World::touch(Handle a) {
   settlePools(a);
   watchBounds(a);
   ++epoch_;
-  if (actor(a) && std::find(touched_.begin(), touched_.end(), a) == touched_.end())
-    touched_.push_back(a);
+  if (actor(a))
+    markTouched(a);
   if (Actor *ac = actor(a)) {
     ++ac->epoch;
     ++ac->tagsEpoch;
@@ -527,8 +527,8 @@ World::PoolBounds World::touchPool(Handle a, Id pool) {
     bounds = settlePool(a, pool);
   }
   ++epoch_;
-  if (actor(a) && std::find(touched_.begin(), touched_.end(), a) == touched_.end())
-    touched_.push_back(a);
+  if (actor(a))
+    markTouched(a);
   return bounds;
 }
 

@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 
 namespace {
@@ -31,14 +32,22 @@ void exercise(const ledger::Frontend &fe) {
   (void)dump;
 }
 
-void run(ledger::Frontend &fe) {
+// The tables of a front end that checks, lowered, or none where either refuses.
+std::optional<ledger::pack::Tables> lowered(ledger::Frontend &fe) {
   if (!fe.ok())
-    return;
+    return std::nullopt;
   ledger::pack::Tables tables = ledger::ir::lower(fe.tree, fe.decls, fe.diags);
   if (!fe.ok())
+    return std::nullopt;
+  return tables;
+}
+
+void run(ledger::Frontend &fe) {
+  std::optional<ledger::pack::Tables> tables = lowered(fe);
+  if (!tables)
     return;
-  std::string text = ledger::ir::print(tables);
-  std::string blob = ledger::pack::serialize(tables);
+  std::string text = ledger::ir::print(*tables);
+  std::string blob = ledger::pack::serialize(*tables);
   ledger::pack::Tables back;
   std::string why;
   if (!ledger::pack::deserialize(blob, back, why))
@@ -57,12 +66,10 @@ void run(ledger::Frontend &fe) {
 
 // A play file whose catalog checks: its plays run on the reference engine.
 void playOn(ledger::Frontend &fe) {
-  if (!fe.ok())
+  std::optional<ledger::pack::Tables> tables = lowered(fe);
+  if (!tables)
     return;
-  ledger::pack::Tables tables = ledger::ir::lower(fe.tree, fe.decls, fe.diags);
-  if (!fe.ok())
-    return;
-  auto pack = ledger::rt::Pack::reference(std::move(tables), ledger::eval::evaluator());
+  auto pack = ledger::rt::Pack::reference(std::move(*tables), ledger::eval::evaluator());
   static std::FILE *sink = std::fopen("/dev/null", "w");
   ledger::play::Totals totals;
   for (uint32_t file = 0; file < fe.tree.files.size(); ++file)

@@ -364,22 +364,28 @@ void World::query(Frame &f, const pack::Query &q, const int64_t *args, std::vect
     int64_t saved = f.c.locals ? f.c.locals[LEDGER_SLOT_IT] : 0;
     bool fallenAsked = (t_->tagSet(q.having)[Id(pack::BuiltinTag::Fallen) / 64] >>
                         (Id(pack::BuiltinTag::Fallen) % 64)) & 1;
+    // Allies and enemies as allies() and enemies() part them, the side they
+    // are parted from read once.
+    bool bySide = q.subject == pack::Subject::Enemies || q.subject == pack::Subject::Allies ||
+                  q.subject == pack::Subject::OtherAllies;
+    Handle fromSide = bySide && t_->allegiance != kNoId ? linkOf(from, t_->allegiance) : 0;
     // Ranked, the first count of every actor it keeps; else the first found.
     for (uint32_t i = 0; i < actors_.size() && (q.keyCount || int64_t(out.size()) < count); ++i) {
       if (!actors_[i].live || (actors_[i].fallen && !fallenAsked))
         continue;
       Handle h = handle(i, actors_[i].gen);
+      Handle side = bySide && h != from && fromSide != 0 ? linkOf(h, t_->allegiance) : 0;
       switch (q.subject) {
       case pack::Subject::Enemies:
-        if (!enemies(h, from))
+        if (h == from || side == 0 || side == fromSide)
           continue;
         break;
       case pack::Subject::Allies:
-        if (!allies(h, from))
+        if (h != from && (side == 0 || side != fromSide))
           continue;
         break;
       case pack::Subject::OtherAllies:
-        if (h == from || !allies(h, from))
+        if (h == from || side == 0 || side != fromSide)
           continue;
         break;
       case pack::Subject::Others:

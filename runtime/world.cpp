@@ -339,11 +339,11 @@ void World::apiFault(Frame &f, uint32_t code) {
 }
 
 int64_t World::apiListOpen(Frame &f, uint32_t queryId, const int64_t *args) {
-  std::vector<int64_t> found;
-  query(f, t_->queries[queryId], args, found);
+  Scratch<int64_t> found(scratchHandles_); // no allocation per query
+  query(f, t_->queries[queryId], args, *found);
   listStarts_.push_back(lists_.size());
-  lists_.insert(lists_.end(), found.begin(), found.end());
-  return int64_t(found.size());
+  lists_.insert(lists_.end(), found->begin(), found->end());
+  return int64_t(found->size());
 }
 
 int64_t World::apiListItem(Frame &, int64_t index) {

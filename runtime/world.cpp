@@ -339,14 +339,30 @@ void World::apiFault(Frame &f, uint32_t code) {
 }
 
 int64_t World::apiListOpen(Frame &f, uint32_t queryId, const int64_t *args) {
-  Scratch<int64_t> found(scratchHandles_); // no allocation per query
-  query(f, t_->queries[queryId], args, *found);
+  const pack::Query &q = t_->queries[queryId];
   listStarts_.push_back(lists_.size());
+  PendingList pending;
+  if (talliedBySide(q)) {
+    pending.query = queryId;
+    for (uint32_t k = 0; k < uint32_t(q.hasCount) + uint32_t(q.hasOf); ++k)
+      pending.args[k] = args[k];
+    listPending_.push_back(pending);
+    return countBySide(f, queryId, args);
+  }
+  listPending_.push_back(pending);
+  Scratch<int64_t> found(scratchHandles_); // no allocation per query
+  query(f, q, args, *found);
   lists_.insert(lists_.end(), found->begin(), found->end());
   return int64_t(found->size());
 }
 
-int64_t World::apiListItem(Frame &, int64_t index) {
+int64_t World::apiListItem(Frame &f, int64_t index) {
+  if (PendingList pending = listPending_.back(); pending.query != UINT32_MAX) {
+    Scratch<int64_t> found(scratchHandles_);
+    query(f, t_->queries[pending.query], pending.args, *found);
+    lists_.insert(lists_.end(), found->begin(), found->end());
+    listPending_.back().query = UINT32_MAX;
+  }
   size_t start = listStarts_.back();
   size_t at = start + size_t(index);
   return at < lists_.size() ? lists_[at] : 0;
@@ -355,6 +371,7 @@ int64_t World::apiListItem(Frame &, int64_t index) {
 void World::apiListClose(Frame &) {
   lists_.resize(listStarts_.back());
   listStarts_.pop_back();
+  listPending_.pop_back();
 }
 
 int32_t World::apiStep(Frame &f, uint32_t stepId, const int64_t *args) {

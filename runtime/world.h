@@ -740,6 +740,28 @@ private:
   size_t localTop_ = 0;
   std::vector<int64_t> lists_;
   std::vector<size_t> listStarts_;
+  // A search whose count the tallies give opens its list unbuilt: the list
+  // is found as its first item is read, which comes before anything else
+  // runs, and a count never reads one.
+  struct PendingList {
+    uint32_t query = UINT32_MAX; // UINT32_MAX: built as it opened
+    int64_t args[2] = {};        // its count and its `of`, as the search reads them
+  };
+  std::vector<PendingList> listPending_;
+  // Of a search over actors by side and tags alone, how many match on each
+  // side, worked out once for each state of what a count reads (shapeEpoch_).
+  struct SideTally {
+    uint64_t shape = UINT64_MAX;
+    std::vector<std::pair<Handle, int64_t>> bySide; // by side, ascending
+    int64_t all = 0, sided = 0;
+  };
+  std::vector<SideTally> tallies_; // by query id
+  static bool talliedBySide(const pack::Query &q) {
+    return q.kind == pack::QueryKind::Search && q.keyCount == 0 && q.whenBody == pack::kNoId;
+  }
+  const SideTally &tallyOf(uint32_t queryId);
+  bool searchFinds(const pack::Query &q, uint32_t actorIndex);
+  int64_t countBySide(Frame &f, uint32_t queryId, const int64_t *args);
   struct OnceActed { // a once per chain rule that has acted, of one instance
     uint32_t rule, inst, chain;
   };

@@ -216,6 +216,7 @@ Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32
   a.archetype = archetype;
   a.live = true;
   a.madeAt = now_;
+  ++shapeEpoch_; // in play from here; again once its links are set
   if (covering_ && archetype != kNoId)
     ++coverage_.made[archetype];
   Handle h = handle(i, a.gen);
@@ -736,16 +737,17 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
   case ActionOp::SetLink: {
     targetsOf(f, a, args, targets);
     Handle to = (a.flags & kToNone) ? 0 : args[k++];
-    ++shapeEpoch_;
     if (t_->links[a.a].global) {
       globals_[a.a] = to;
       ++epoch_;
+      ++shapeEpoch_;
       return LEDGER_GO;
     }
     for (Handle t : targets)
       if (actor(t)) {
         touch(t);
         links_[size_t(indexOf(t)) * t_->links.size() + a.a] = to;
+        ++shapeEpoch_;
       }
     return LEDGER_GO;
   }

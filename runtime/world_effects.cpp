@@ -132,8 +132,6 @@ uint32_t World::newInstance(Event &e, uint32_t eventIndex) {
   const pack::Effect &ef = t_->effects[e.effect];
   in.live = true;
   in.effect = e.effect;
-  if (ix_->shapesCounts[e.effect])
-    ++shapeEpoch_;
   in.holder = e.subject;
   in.source = e.source;
   in.credit = e.credit;
@@ -186,6 +184,8 @@ uint32_t World::newInstance(Event &e, uint32_t eventIndex) {
     ++blockers_[indexOf(e.subject)];
   if (ef.suspendsAll)
     ++suspenders_[indexOf(e.subject)];
+  if (ix_->shapesCounts[e.effect])
+    ++shapeEpoch_; // its tags and its suspension count from here
   if (ix_->wideEffect[e.effect])
     wide_.push_back(i);
   if (ef.autoCount && std::find(autoActors_.begin(), autoActors_.end(), e.subject) == autoActors_.end())
@@ -224,6 +224,8 @@ uint32_t World::newInstance(Event &e, uint32_t eventIndex) {
     captured_[insts_[i].capturedAt + ef.modifierCount + o] = runBody(lo.actorBody, g);
     overridden_[size_t(indexOf(e.subject)) * t_->links.size() + lo.link] = instanceHandle(i);
   }
+  if (ef.overrideCount)
+    ++shapeEpoch_; // and the links it overrides
   uint32_t every = 0;
   for (uint32_t r = 0; r < ef.ruleCount; ++r) {
     const pack::Rule &rule = t_->rules[ef.rulesBegin + r];

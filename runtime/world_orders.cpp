@@ -585,7 +585,6 @@ Outcome World::link(Handle a, Id l, Handle to) {
   if (!t_->links[l].global && !alive(a))
     return refused(Refusal::Gone);
   beginMoment();
-  ++shapeEpoch_;
   if (t_->links[l].global) {
     globals_[l] = to;
     ++epoch_;
@@ -593,6 +592,7 @@ Outcome World::link(Handle a, Id l, Handle to) {
     touch(a);
     links_[size_t(indexOf(a)) * t_->links.size() + l] = to;
   }
+  ++shapeEpoch_;
   endMoment();
   return {};
 }

@@ -326,6 +326,101 @@ bool World::targeted(const Event &e, Handle actor) const {
   return false;
 }
 
+// Whether a search's tags and presence let an actor in play through: the
+// fallen only where it asks for them.
+bool World::searchFinds(const pack::Query &q, uint32_t i) {
+  const Actor &ac = actors_[i];
+  if (!ac.live)
+    return false;
+  if (ac.fallen && !((t_->tagSet(q.having)[Id(pack::BuiltinTag::Fallen) / 64] >>
+                      (Id(pack::BuiltinTag::Fallen) % 64)) & 1))
+    return false;
+  if (q.having || q.unless) {
+    TagBits tb = tagsOf(handle(i, ac.gen));
+    if (q.having && !carriesAll(tb, q.having))
+      return false;
+    if (q.unless && carriesAny(tb, q.unless))
+      return false;
+  }
+  return true;
+}
+
+// How many a search by side and tags finds of each side, worked out again
+// only once what it reads has moved.
+const World::SideTally &World::tallyOf(uint32_t queryId) {
+  if (tallies_.size() <= queryId)
+    tallies_.resize(t_->queries.size());
+  SideTally &tally = tallies_[queryId];
+  if (tally.shape == shapeEpoch_)
+    return tally;
+  const pack::Query &q = t_->queries[queryId];
+  tally.shape = shapeEpoch_;
+  tally.bySide.clear();
+  tally.all = tally.sided = 0;
+  for (uint32_t i = 0; i < actors_.size(); ++i) {
+    if (!searchFinds(q, i))
+      continue;
+    ++tally.all;
+    Handle side = t_->allegiance != kNoId ? linkOf(handle(i, actors_[i].gen), t_->allegiance) : 0;
+    if (side != 0) {
+      ++tally.sided;
+      tally.bySide.push_back({side, 1});
+    }
+  }
+  // Each side once, with how many it holds.
+  std::sort(tally.bySide.begin(), tally.bySide.end());
+  size_t kept = 0;
+  for (size_t k = 0; k < tally.bySide.size(); ++k)
+    if (kept > 0 && tally.bySide[kept - 1].first == tally.bySide[k].first)
+      ++tally.bySide[kept - 1].second;
+    else
+      tally.bySide[kept++] = tally.bySide[k];
+  tally.bySide.resize(kept);
+  return tally;
+}
+
+// What query() would find of a search by side and tags, counted from the
+// tallies: the actors of the searcher's side, the others with a side, or
+// all, with the searcher itself counted as the search would count it.
+int64_t World::countBySide(Frame &f, uint32_t queryId, const int64_t *args) {
+  const pack::Query &q = t_->queries[queryId];
+  uint32_t k = 0;
+  int64_t most = q.hasCount ? args[k++] / kOne : INT64_MAX;
+  Handle from = q.hasOf ? args[k++] : f.roots[LEDGER_SLOT_HOLDER];
+  if (!q.hasOf && f.c.locals)
+    from = f.c.locals[LEDGER_SLOT_HOLDER];
+  const SideTally &tally = tallyOf(queryId);
+  const Actor *fa = actor(from);
+  int64_t self = fa && searchFinds(q, indexOf(from)) ? 1 : 0;
+  Handle fromSide = t_->allegiance != kNoId ? linkOf(from, t_->allegiance) : 0;
+  int64_t ofSide = 0;
+  if (fromSide != 0) {
+    auto it = std::lower_bound(tally.bySide.begin(), tally.bySide.end(),
+                               std::pair<Handle, int64_t>{fromSide, INT64_MIN});
+    if (it != tally.bySide.end() && it->first == fromSide)
+      ofSide = it->second;
+  }
+  int64_t found = 0;
+  switch (q.subject) {
+  case pack::Subject::Actors:
+    found = tally.all;
+    break;
+  case pack::Subject::Others:
+    found = tally.all - self;
+    break;
+  case pack::Subject::Allies:
+    found = fromSide != 0 ? ofSide : self;
+    break;
+  case pack::Subject::OtherAllies:
+    found = fromSide != 0 ? ofSide - self : 0;
+    break;
+  case pack::Subject::Enemies:
+    found = fromSide != 0 ? tally.sided - ofSide : 0;
+    break;
+  }
+  return std::min(found, std::max<int64_t>(most, 0));
+}
+
 // A query's actors (in the order they were made) or a held(...)'s instances.
 void World::query(Frame &f, const pack::Query &q, const int64_t *args, std::vector<int64_t> &out) {
   out.clear();
@@ -362,8 +457,6 @@ void World::query(Frame &f, const pack::Query &q, const int64_t *args, std::vect
     if (!q.hasOf && f.c.locals)
       from = f.c.locals[LEDGER_SLOT_HOLDER];
     int64_t saved = f.c.locals ? f.c.locals[LEDGER_SLOT_IT] : 0;
-    bool fallenAsked = (t_->tagSet(q.having)[Id(pack::BuiltinTag::Fallen) / 64] >>
-                        (Id(pack::BuiltinTag::Fallen) % 64)) & 1;
     // Allies and enemies as allies() and enemies() part them, the side they
     // are parted from read once.
     bool bySide = q.subject == pack::Subject::Enemies || q.subject == pack::Subject::Allies ||
@@ -371,7 +464,7 @@ void World::query(Frame &f, const pack::Query &q, const int64_t *args, std::vect
     Handle fromSide = bySide && t_->allegiance != kNoId ? linkOf(from, t_->allegiance) : 0;
     // Ranked, the first count of every actor it keeps; else the first found.
     for (uint32_t i = 0; i < actors_.size() && (q.keyCount || int64_t(out.size()) < count); ++i) {
-      if (!actors_[i].live || (actors_[i].fallen && !fallenAsked))
+      if (!actors_[i].live)
         continue;
       Handle h = handle(i, actors_[i].gen);
       Handle side = bySide && h != from && fromSide != 0 ? linkOf(h, t_->allegiance) : 0;
@@ -395,13 +488,8 @@ void World::query(Frame &f, const pack::Query &q, const int64_t *args, std::vect
       case pack::Subject::Actors:
         break;
       }
-      if (q.having || q.unless) {
-        TagBits tb = tagsOf(h);
-        if (q.having && !carriesAll(tb, q.having))
-          continue;
-        if (q.unless && carriesAny(tb, q.unless))
-          continue;
-      }
+      if (!searchFinds(q, i))
+        continue;
       if (q.whenBody != kNoId) {
         prepare(f);
         f.c.locals[LEDGER_SLOT_IT] = h;

@@ -760,7 +760,8 @@ private:
     return q.kind == pack::QueryKind::Search && q.keyCount == 0 && q.whenBody == pack::kNoId;
   }
   const SideTally &tallyOf(uint32_t queryId);
-  bool searchFinds(const pack::Query &q, uint32_t actorIndex);
+  bool asksFallen(const pack::Query &q) const;
+  bool searchFinds(const pack::Query &q, bool fallenAsked, uint32_t actorIndex);
   int64_t countBySide(Frame &f, uint32_t queryId, const int64_t *args);
   struct OnceActed { // a once per chain rule that has acted, of one instance
     uint32_t rule, inst, chain;

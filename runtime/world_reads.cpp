@@ -326,14 +326,16 @@ bool World::targeted(const Event &e, Handle actor) const {
   return false;
 }
 
+bool World::asksFallen(const pack::Query &q) const {
+  return (t_->tagSet(q.having)[Id(pack::BuiltinTag::Fallen) / 64] >>
+          (Id(pack::BuiltinTag::Fallen) % 64)) & 1;
+}
+
 // Whether a search's tags and presence let an actor in play through: the
 // fallen only where it asks for them.
-bool World::searchFinds(const pack::Query &q, uint32_t i) {
+bool World::searchFinds(const pack::Query &q, bool fallenAsked, uint32_t i) {
   const Actor &ac = actors_[i];
-  if (!ac.live)
-    return false;
-  if (ac.fallen && !((t_->tagSet(q.having)[Id(pack::BuiltinTag::Fallen) / 64] >>
-                      (Id(pack::BuiltinTag::Fallen) % 64)) & 1))
+  if (!ac.live || (ac.fallen && !fallenAsked))
     return false;
   if (q.having || q.unless) {
     TagBits tb = tagsOf(handle(i, ac.gen));
@@ -357,8 +359,9 @@ const World::SideTally &World::tallyOf(uint32_t queryId) {
   tally.shape = shapeEpoch_;
   tally.bySide.clear();
   tally.all = tally.sided = 0;
+  bool fallenAsked = asksFallen(q);
   for (uint32_t i = 0; i < actors_.size(); ++i) {
-    if (!searchFinds(q, i))
+    if (!searchFinds(q, fallenAsked, i))
       continue;
     ++tally.all;
     Handle side = t_->allegiance != kNoId ? linkOf(handle(i, actors_[i].gen), t_->allegiance) : 0;
@@ -390,8 +393,7 @@ int64_t World::countBySide(Frame &f, uint32_t queryId, const int64_t *args) {
   if (!q.hasOf && f.c.locals)
     from = f.c.locals[LEDGER_SLOT_HOLDER];
   const SideTally &tally = tallyOf(queryId);
-  const Actor *fa = actor(from);
-  int64_t self = fa && searchFinds(q, indexOf(from)) ? 1 : 0;
+  int64_t self = actor(from) && searchFinds(q, asksFallen(q), indexOf(from)) ? 1 : 0;
   Handle fromSide = t_->allegiance != kNoId ? linkOf(from, t_->allegiance) : 0;
   int64_t ofSide = 0;
   if (fromSide != 0) {
@@ -457,6 +459,7 @@ void World::query(Frame &f, const pack::Query &q, const int64_t *args, std::vect
     if (!q.hasOf && f.c.locals)
       from = f.c.locals[LEDGER_SLOT_HOLDER];
     int64_t saved = f.c.locals ? f.c.locals[LEDGER_SLOT_IT] : 0;
+    bool fallenAsked = asksFallen(q);
     // Allies and enemies as allies() and enemies() part them, the side they
     // are parted from read once.
     bool bySide = q.subject == pack::Subject::Enemies || q.subject == pack::Subject::Allies ||
@@ -488,7 +491,7 @@ void World::query(Frame &f, const pack::Query &q, const int64_t *args, std::vect
       case pack::Subject::Actors:
         break;
       }
-      if (!searchFinds(q, i))
+      if (!searchFinds(q, fallenAsked, i))
         continue;
       if (q.whenBody != kNoId) {
         prepare(f);

@@ -350,6 +350,11 @@ int64_t World::apiListOpen(Frame &f, uint32_t queryId, const int64_t *args) {
     return countBySide(f, queryId, args);
   }
   listPending_.push_back(pending);
+  return appendFound(f, q, args);
+}
+
+// What a query finds, onto the innermost list; how many.
+int64_t World::appendFound(Frame &f, const pack::Query &q, const int64_t *args) {
   Scratch<int64_t> found(scratchHandles_); // no allocation per query
   query(f, q, args, *found);
   lists_.insert(lists_.end(), found->begin(), found->end());
@@ -358,9 +363,7 @@ int64_t World::apiListOpen(Frame &f, uint32_t queryId, const int64_t *args) {
 
 int64_t World::apiListItem(Frame &f, int64_t index) {
   if (PendingList pending = listPending_.back(); pending.query != UINT32_MAX) {
-    Scratch<int64_t> found(scratchHandles_);
-    query(f, t_->queries[pending.query], pending.args, *found);
-    lists_.insert(lists_.end(), found->begin(), found->end());
+    appendFound(f, t_->queries[pending.query], pending.args);
     listPending_.back().query = UINT32_MAX;
   }
   size_t start = listStarts_.back();

@@ -760,9 +760,12 @@ private:
     return q.kind == pack::QueryKind::Search && q.keyCount == 0 && q.whenBody == pack::kNoId;
   }
   const SideTally &tallyOf(uint32_t queryId);
+  std::pair<int64_t, Handle> searchOperands(Frame &f, const pack::Query &q,
+                                            const int64_t *args) const;
   bool asksFallen(const pack::Query &q) const;
   bool searchFinds(const pack::Query &q, bool fallenAsked, uint32_t actorIndex);
   int64_t countBySide(Frame &f, uint32_t queryId, const int64_t *args);
+  int64_t appendFound(Frame &f, const pack::Query &q, const int64_t *args);
   struct OnceActed { // a once per chain rule that has acted, of one instance
     uint32_t rule, inst, chain;
   };

@@ -326,6 +326,18 @@ bool World::targeted(const Event &e, Handle actor) const {
   return false;
 }
 
+// A search's operands: how many it keeps at most (up to N), and whom it
+// searches from (its `of`, else the body's holder).
+std::pair<int64_t, Handle> World::searchOperands(Frame &f, const pack::Query &q,
+                                                 const int64_t *args) const {
+  uint32_t k = 0;
+  int64_t most = q.hasCount ? args[k++] / kOne : INT64_MAX;
+  Handle from = q.hasOf ? args[k++] : f.roots[LEDGER_SLOT_HOLDER];
+  if (!q.hasOf && f.c.locals)
+    from = f.c.locals[LEDGER_SLOT_HOLDER];
+  return {most, from};
+}
+
 bool World::asksFallen(const pack::Query &q) const {
   return (t_->tagSet(q.having)[Id(pack::BuiltinTag::Fallen) / 64] >>
           (Id(pack::BuiltinTag::Fallen) % 64)) & 1;
@@ -387,11 +399,7 @@ const World::SideTally &World::tallyOf(uint32_t queryId) {
 // all, with the searcher itself counted as the search would count it.
 int64_t World::countBySide(Frame &f, uint32_t queryId, const int64_t *args) {
   const pack::Query &q = t_->queries[queryId];
-  uint32_t k = 0;
-  int64_t most = q.hasCount ? args[k++] / kOne : INT64_MAX;
-  Handle from = q.hasOf ? args[k++] : f.roots[LEDGER_SLOT_HOLDER];
-  if (!q.hasOf && f.c.locals)
-    from = f.c.locals[LEDGER_SLOT_HOLDER];
+  auto [most, from] = searchOperands(f, q, args);
   const SideTally &tally = tallyOf(queryId);
   int64_t self = actor(from) && searchFinds(q, asksFallen(q), indexOf(from)) ? 1 : 0;
   Handle fromSide = t_->allegiance != kNoId ? linkOf(from, t_->allegiance) : 0;
@@ -453,11 +461,7 @@ void World::query(Frame &f, const pack::Query &q, const int64_t *args, std::vect
     return;
   }
   case pack::QueryKind::Search: {
-    uint32_t k = 0;
-    int64_t count = q.hasCount ? args[k++] / kOne : INT64_MAX;
-    Handle from = q.hasOf ? args[k++] : f.roots[LEDGER_SLOT_HOLDER];
-    if (!q.hasOf && f.c.locals)
-      from = f.c.locals[LEDGER_SLOT_HOLDER];
+    auto [count, from] = searchOperands(f, q, args);
     int64_t saved = f.c.locals ? f.c.locals[LEDGER_SLOT_IT] : 0;
     bool fallenAsked = asksFallen(q);
     // Allies and enemies as allies() and enemies() part them, the side they

@@ -133,6 +133,157 @@ bool readsValues(const pack::Tables &t, Id body) {
   return false;
 }
 
+// What a pool settling as moments end reads, walked through the stats of
+// its holder's it reads (their bases, bounds and terms) to the end.
+class ReachWalk {
+public:
+  ReachWalk(const pack::Tables &t, const PackIndex &ix, const std::vector<std::vector<Id>> &bodies)
+      : t_(t), ix_(ix), bodies_(bodies), seen_(ix.valueCount, 0) {}
+
+  PackIndex::Reach of(Id pool) {
+    reach_ = {};
+    std::fill(seen_.begin(), seen_.end(), 0);
+    seen_[pool] = 1;
+    walkBodies(pool);
+    if (t_.values[pool].regenStat != kNoId)
+      holderValue(t_.values[pool].regenStat);
+    return reach_;
+  }
+
+private:
+  void walkBodies(Id v) {
+    for (Id b : bodies_[v])
+      if (b != kNoId && t_.bodies[b].kind == pack::BodyKind::Formula)
+        expr(t_.bodies[b].root);
+  }
+  // A stat of the holder's follows what it reads; a pool moves with no
+  // change recorded against its readers.
+  void holderValue(Id v) {
+    if (t_.values[v].kind != pack::ValueKind::Stat) {
+      reach_.everything = true;
+      return;
+    }
+    if (seen_[v])
+      return;
+    seen_[v] = 1;
+    walkBodies(v);
+  }
+  // Another actor's stat: one kept by its own changes is read again when
+  // that actor changes; one counting actors when who is in play does.
+  void otherValue(Id v) {
+    PackIndex::StatCache cache = ix_.statCache[v];
+    if (t_.values[v].kind != pack::ValueKind::Stat || cache == PackIndex::StatCache::World ||
+        cache == PackIndex::StatCache::Never)
+      reach_.everything = true;
+    else if (cache == PackIndex::StatCache::Shape)
+      reach_.counts = true;
+  }
+  bool isLocal(Id expr, int64_t slot) const {
+    return t_.exprs[expr].op == pack::ExprOp::Local && t_.exprs[expr].imm == slot;
+  }
+  // An actor read: the holder, one through a holder's link or a global
+  // link; kNoId for any other.
+  enum class Who { Holder, Link, Global, Other };
+  Who whoIs(Id expr, Id &link) const {
+    if (isLocal(expr, LEDGER_SLOT_HOLDER))
+      return Who::Holder;
+    const pack::Expr &e = t_.exprs[expr];
+    if (e.op != pack::ExprOp::Read)
+      return Who::Other;
+    const pack::Read &rd = t_.reads[e.imm];
+    link = rd.a;
+    if (rd.op == pack::ReadOp::GlobalLink)
+      return Who::Global;
+    if (rd.op == pack::ReadOp::Link && e.argCount == 1 &&
+        isLocal(t_.exprArgs[e.argsBegin], LEDGER_SLOT_HOLDER))
+      return Who::Link;
+    return Who::Other;
+  }
+  void addLink(Who who, Id link) {
+    std::vector<Id> &list = who == Who::Global ? reach_.globals : reach_.links;
+    if (std::find(list.begin(), list.end(), link) == list.end())
+      list.push_back(link);
+  }
+  void expr(Id x) {
+    const pack::Expr &e = t_.exprs[x];
+    switch (e.op) {
+    case pack::ExprOp::Var:
+      reach_.everything = true;
+      return;
+    case pack::ExprOp::Local:
+      // Its holder; in a term, its own instance (whose stacks move with a
+      // change to the holder).
+      if (e.imm != LEDGER_SLOT_HOLDER && e.imm != LEDGER_SLOT_SELF)
+        reach_.everything = true;
+      return;
+    case pack::ExprOp::Fold: {
+      const pack::Fold &fold = t_.folds[e.imm];
+      const pack::Query &q = t_.queries[fold.query];
+      if (fold.item != kNoId || q.kind != pack::QueryKind::Search || q.whenBody != kNoId) {
+        reach_.everything = true;
+        return;
+      }
+      reach_.counts = true;
+      break;
+    }
+    case pack::ExprOp::Read: {
+      const pack::Read &rd = t_.reads[e.imm];
+      switch (rd.op) {
+      case pack::ReadOp::Value:
+      case pack::ReadOp::ValueExcept: {
+        Id link = kNoId;
+        Who who = e.argCount == 1 ? whoIs(t_.exprArgs[e.argsBegin], link) : Who::Other;
+        if (who == Who::Holder) {
+          holderValue(rd.a);
+        } else if (who == Who::Other) {
+          reach_.everything = true;
+        } else {
+          addLink(who, link);
+          otherValue(rd.a);
+        }
+        return;
+      }
+      case pack::ReadOp::Link:
+      case pack::ReadOp::GlobalLink: {
+        Id link = kNoId;
+        Who who = whoIs(x, link);
+        if (who == Who::Other)
+          reach_.everything = true;
+        else
+          addLink(who, link);
+        return;
+      }
+      case pack::ReadOp::Curve:
+      case pack::ReadOp::ArchetypeStat:
+        break;
+      case pack::ReadOp::InstanceField:
+        if (pack::InstanceField(rd.a) == pack::InstanceField::Stacks)
+          break;
+        reach_.everything = true;
+        return;
+      default:
+        reach_.everything = true;
+        return;
+      }
+      break;
+    }
+    default:
+      break;
+    }
+    for (Id k : {e.a, e.b, e.c})
+      if (k != kNoId)
+        expr(k);
+    for (uint32_t i = 0; i < e.argCount; ++i)
+      expr(t_.exprArgs[e.argsBegin + i]);
+  }
+
+  const pack::Tables &t_;
+  const PackIndex &ix_;
+  const std::vector<std::vector<Id>> &bodies_;
+  std::vector<uint8_t> seen_;
+  PackIndex::Reach reach_;
+};
+
 // Each stat's cache, from what its base, bounds and terms read. Where any
 // stat is cached by the world, a stat reading stats is too: a stat of its
 // holder's may read one that reads the world.
@@ -213,6 +364,41 @@ void classifyStats(const pack::Tables &t, PackIndex &ix) {
       ix.countBounds.push_back(v);
       ix.boundsReadCount[v] = 1;
     }
+  // Pools whose bounds read another actor through a link, what they read
+  // followed as the readers above follow theirs.
+  ReachWalk walk(t, ix, bodies);
+  ix.readerPools = ix.worldDrifts;
+  for (Id p : ix.countBounds)
+    if (!ix.driftReadsWorld[p])
+      ix.readerPools.push_back(p);
+  std::vector<PackIndex::Reach> reach(ix.valueCount);
+  for (Id v = 0; v < ix.valueCount; ++v) {
+    const pack::Value &value = t.values[v];
+    bool listed = std::find(ix.readerPools.begin(), ix.readerPools.end(), v) != ix.readerPools.end();
+    if (value.kind != pack::ValueKind::Pool || (!listed && value.minBody == kNoId && value.maxBody == kNoId))
+      continue;
+    reach[v] = walk.of(v);
+    if (!listed && !reach[v].everything && !reach[v].counts &&
+        (!reach[v].links.empty() || !reach[v].globals.empty())) {
+      ix.readerPools.push_back(v);
+      ix.linkBounds.push_back(v);
+    }
+  }
+  if (ix.readerPools.empty())
+    return;
+  ix.reach.resize(ix.valueCount);
+  ix.boundsReadLink.assign(ix.valueCount, 0);
+  for (Id p : ix.linkBounds)
+    ix.boundsReadLink[p] = 1;
+  for (Id p : ix.readerPools) {
+    PackIndex::Reach &r = ix.reach[p] = std::move(reach[p]);
+    ix.readersEverything |= r.everything;
+    ix.readersCount |= r.counts;
+    for (auto [from, to] : {std::pair{&r.links, &ix.readerLinks}, {&r.globals, &ix.readerGlobals}})
+      for (Id l : *from)
+        if (std::find(to->begin(), to->end(), l) == to->end())
+          to->push_back(l);
+  }
 }
 
 void findPlainBodies(const pack::Tables &t, PackIndex &ix) {

@@ -47,6 +47,33 @@ struct PackIndex {
   // the last settle took.
   std::vector<Id> countBounds;
   std::vector<uint8_t> boundsReadCount; // by value
+  // Pools whose bounds read another actor through a link of their holder's
+  // or a global link (and nothing a settle needn't follow, below): as that
+  // actor changes, each is settled and its bounds watched as its holder's
+  // own are, and as the moment ends settled again and its crossing
+  // retimed.
+  std::vector<Id> linkBounds;
+  std::vector<uint8_t> boundsReadLink; // by value
+  // Those three kinds, each pool once: the pools that settle as moments end.
+  std::vector<Id> readerPools;
+  // What each of those pools reads besides its holder's own stats, so that
+  // it settles again as a moment ends only when one of them moved: who is in
+  // play and their sides and tags (a count of actors), the actors its
+  // holder's links or the global links name (their stats kept by their own
+  // changes). One reading anything else (a pool, a var, a query with a
+  // when, an actor named otherwise) settles as every moment that moved the
+  // world ends.
+  struct Reach {
+    bool everything = false;
+    bool counts = false;
+    std::vector<Id> links;   // its holder's
+    std::vector<Id> globals;
+  };
+  std::vector<Reach> reach;       // by value; empty but for readerPools
+  std::vector<Id> readerLinks;    // every link some such pool reads through
+  std::vector<Id> readerGlobals;  // every global link one does
+  bool readersEverything = false; // one such pool reads anything else
+  bool readersCount = false;      // one counts actors
   // Effects none of whose instances moves a value: no modifier, suspension
   // or link override. Their coming and going leaves the holder's stats
   // standing (its tags too where the effect has none), and its pools' drift

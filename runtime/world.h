@@ -411,6 +411,16 @@ private:
   int64_t driftRate(Handle a, Id pool, size_t slot);
   bool boundsHeld(Handle a, Id pool, size_t &slot) const;
   void settleWorldReaders();
+  bool settleReader(uint32_t ai, bool countsMoved, bool globalsMoved);
+  bool readMoved(uint32_t ai, Id pool, bool countsMoved, bool globalsMoved) const;
+  bool globalsMoved() const;
+  void noteReaderLinks(uint32_t ai);
+  void appendLiveReaders(std::vector<uint32_t> &readers, std::vector<uint32_t> &out);
+  void appendLinkReaders(Handle a, std::vector<uint32_t> &out);
+  void listReader(uint32_t ai);
+  void listReadersFromSave();
+  void watchReadersOf(Handle a);
+  bool wasTouched(uint32_t ai) const { return ai < touchedMark_.size() && touchedMark_[ai]; }
   void retimeWorldClocks();
   PoolBounds touchPool(Handle a, Id pool);
   int64_t poolClock(Handle a, Id pool) const;
@@ -621,6 +631,7 @@ private:
   // made, destroyed, fallen or revived, a link set, an instance of an effect
   // PackIndex::shapesCounts names put on or ended.
   uint64_t shapeEpoch_ = 0;
+  uint64_t globalsEpoch_ = 0; // bumped as a global link is set
   uint64_t seq_ = 0;
   uint32_t chains_ = 0;
   uint32_t valueCount_ = 0;
@@ -635,6 +646,17 @@ private:
   uint64_t clocksEpoch_ = 0;       // and when clocks reading it were last read
   bool freshBounds_ = false;       // settling: bounds are read afresh
   std::vector<uint32_t> worldReaders_; // actors holding such pools
+  // What they read stood so at their last settle: who was in play, the
+  // global links, and (reader * PackIndex::readerLinks + k) whom each of
+  // its links named. linkReaders_ is its inverse, by actor, an entry whose
+  // link has moved since dropped when next met; countReaders_ and
+  // globalReaders_ list the readers counting actors or reading a global
+  // link. The three are made again as a save is read.
+  uint64_t readersShape_ = 0, readersGlobals_ = 0;
+  std::vector<Handle> readerLinkSeen_;
+  std::vector<std::vector<uint32_t>> linkReaders_;
+  std::vector<uint32_t> countReaders_, globalReaders_;
+  std::vector<uint8_t> readerMark_; // all 0 but while a list of them is read
   std::vector<uint8_t> hasPool_;
   std::vector<uint32_t> poolVersion_; // a pool's crossing timer is current while this holds
   std::vector<int64_t> poolDue_;      // and the world time it is due

@@ -231,6 +231,10 @@ Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32
     poolMin_.resize(poolMin_.size() + valueCount_, 0);
     boundsSettled_.resize(boundsSettled_.size() + valueCount_, 0);
   }
+  if (!ix_->readerLinks.empty()) {
+    readerLinkSeen_.resize(readerLinkSeen_.size() + ix_->readerLinks.size(), 0);
+    linkReaders_.emplace_back();
+  }
   hasPool_.resize(hasPool_.size() + valueCount_, 0);
   poolVersion_.resize(poolVersion_.size() + valueCount_, 0);
   poolDue_.resize(poolDue_.size() + valueCount_, -1);
@@ -266,11 +270,12 @@ Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32
   // amount, a create's past that.
   for (uint32_t p = 0; p < arch.poolCount; ++p)
     hasPool_[size_t(i) * valueCount_ + t_->idLists[arch.poolsBegin + p]] = 1;
-  for (const std::vector<Id> *pools : {&ix_->worldDrifts, &ix_->countBounds})
-    for (Id p : *pools)
+  for (Id p : ix_->readerPools)
       if (hasPool_[size_t(i) * valueCount_ + p] &&
           (worldReaders_.empty() || worldReaders_.back() != i))
         worldReaders_.push_back(i);
+  if (!worldReaders_.empty() && worldReaders_.back() == i)
+    listReader(i);
   ++epoch_;
   ++shapeEpoch_;
   for (uint32_t p = 0; p < arch.poolCount; ++p) {
@@ -738,9 +743,12 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
     targetsOf(f, a, args, targets);
     Handle to = (a.flags & kToNone) ? 0 : args[k++];
     if (t_->links[a.a].global) {
+      if (!ix_->linkBounds.empty())
+        watchReadersOf(0);
       globals_[a.a] = to;
       ++epoch_;
       ++shapeEpoch_;
+      ++globalsEpoch_;
       return LEDGER_GO;
     }
     for (Handle t : targets)

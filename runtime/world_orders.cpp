@@ -586,8 +586,11 @@ Outcome World::link(Handle a, Id l, Handle to) {
     return refused(Refusal::Gone);
   beginMoment();
   if (t_->links[l].global) {
+    if (!ix_->linkBounds.empty())
+      watchReadersOf(0);
     globals_[l] = to;
     ++epoch_;
+    ++globalsEpoch_;
   } else {
     touch(a);
     links_[size_t(indexOf(a)) * t_->links.size() + l] = to;

@@ -17,7 +17,7 @@ namespace {
 
 constexpr char kSaveMagic[8] = {'L', 'E', 'D', 'G', 'S', 'A', 'V', 'E'};
 // Raised whenever a field is added to what a save holds.
-constexpr uint32_t kSaveFormat = 2;
+constexpr uint32_t kSaveFormat = 3;
 
 } // namespace
 
@@ -36,8 +36,9 @@ template <typename IO> void World::walkSave(IO &io) {
   for (auto *values : {&pools_, &poolAt_, &poolMax_, &poolRate_, &poolMin_})
     io.vec(*values);
   io.vec(boundsSettled_);
-  io.pods(settledEpoch_, clocksEpoch_, shapeEpoch_);
+  io.pods(settledEpoch_, clocksEpoch_, shapeEpoch_, globalsEpoch_, readersShape_, readersGlobals_);
   io.vec(worldReaders_);
+  io.vec(readerLinkSeen_);
   io.vec(hasPool_);
   io.vec(poolVersion_);
   io.vec(poolDue_);
@@ -122,6 +123,7 @@ std::optional<World> World::loadSave(const Pack &pack, std::string_view bytes, s
   }
   if (!world.saveHolds(why))
     return std::nullopt;
+  world.listReadersFromSave();
   return world;
 }
 
@@ -160,6 +162,8 @@ bool World::saveHolds(std::string &why) const {
   for (uint32_t ai : worldReaders_)
     if (ai >= actors)
       return bad("an actor past the last");
+  if (readerLinkSeen_.size() != actors * ix_->readerLinks.size())
+    return bad("its links aren't its pack's");
   auto inInsts = [&](uint32_t i) { return i < insts_.size(); };
   for (const std::vector<uint32_t> &list : held_)
     if (!std::all_of(list.begin(), list.end(), inInsts))

@@ -427,41 +427,202 @@ void World::retimeWorldClocks() {
   clocksEpoch_ = epoch_;
 }
 
+// Only the pools whose reads moved settle: those of an actor the moment
+// touched, of one reading a touched actor through a link, and where who is
+// in play or a global link moved, of every actor reading that. Each settles
+// in the order its holder was made, as all of them would.
 void World::settleWorldReaders() {
-  if ((ix_->worldDrifts.empty() && ix_->countBounds.empty()) || settledEpoch_ == epoch_)
+  if (ix_->readerPools.empty() || settledEpoch_ == epoch_)
     return;
   freshBounds_ = true;
-  size_t kept = 0;
-  for (uint32_t ai : worldReaders_) {
-    if (!actors_[ai].live)
-      continue;
-    worldReaders_[kept++] = ai;
-    Handle a = handle(ai, actors_[ai].gen);
-    for (const std::vector<Id> *pools : {&ix_->worldDrifts, &ix_->countBounds})
-      for (Id p : *pools) {
-        size_t slot = size_t(ai) * valueCount_ + p;
-        if (!hasPool_[slot])
-          continue;
-        settlePool(a, p);
-        if (ix_->boundsReadCount[p])
-          boundsSettled_[slot] = 1;
-      }
-    schedulePoolBounds(a);
+  bool counts = ix_->readersCount && readersShape_ != shapeEpoch_;
+  bool globals = globalsMoved();
+  if (ix_->readersEverything) {
+    size_t kept = 0;
+    for (uint32_t ai : worldReaders_) {
+      if (!actors_[ai].live)
+        continue;
+      worldReaders_[kept++] = ai;
+      settleReader(ai, counts, globals);
+    }
+    worldReaders_.resize(kept);
+  } else {
+    Scratch<uint32_t> moved(scratchIds_);
+    if (counts)
+      appendLiveReaders(countReaders_, *moved);
+    if (globals)
+      appendLiveReaders(globalReaders_, *moved);
+    for (Handle a : touched_) {
+      moved->push_back(indexOf(a));
+      appendLinkReaders(a, *moved);
+    }
+    std::sort(moved->begin(), moved->end());
+    moved->erase(std::unique(moved->begin(), moved->end()), moved->end());
+    for (uint32_t ai : *moved)
+      if (actors_[ai].live)
+        settleReader(ai, counts, globals);
   }
-  worldReaders_.resize(kept);
   freshBounds_ = false;
   settledEpoch_ = epoch_;
+  readersShape_ = shapeEpoch_;
+  readersGlobals_ = globalsEpoch_;
+}
+
+// The live readers of a list, those destroyed dropped from it.
+void World::appendLiveReaders(std::vector<uint32_t> &readers, std::vector<uint32_t> &out) {
+  size_t kept = 0;
+  for (uint32_t ai : readers)
+    if (actors_[ai].live) {
+      readers[kept++] = ai;
+      out.push_back(ai);
+    }
+  readers.resize(kept);
+}
+
+// The readers still reading a through a link, each once: one whose link
+// has moved on since it was listed is dropped.
+void World::appendLinkReaders(Handle a, std::vector<uint32_t> &out) {
+  uint32_t ai = indexOf(a);
+  if (ai >= linkReaders_.size())
+    return;
+  std::vector<uint32_t> &readers = linkReaders_[ai];
+  size_t kept = 0, links = ix_->readerLinks.size();
+  readerMark_.resize(actors_.size(), 0);
+  for (uint32_t r : readers) {
+    const Handle *seen = &readerLinkSeen_[size_t(r) * links];
+    if (readerMark_[r] || std::find(seen, seen + links, a) == seen + links)
+      continue;
+    readerMark_[r] = 1;
+    readers[kept++] = r;
+    out.push_back(r);
+  }
+  readers.resize(kept);
+  for (uint32_t r : readers)
+    readerMark_[r] = 0;
+}
+
+// A reader listed by what its pools read beyond its links: a count of
+// actors, a global link.
+void World::listReader(uint32_t ai) {
+  bool counts = false, globals = false;
+  for (Id p : ix_->readerPools)
+      if (hasPool_[size_t(ai) * valueCount_ + p]) {
+        counts |= ix_->reach[p].counts;
+        globals |= !ix_->reach[p].globals.empty();
+      }
+  if (counts)
+    countReaders_.push_back(ai);
+  if (globals)
+    globalReaders_.push_back(ai);
+}
+
+bool World::globalsMoved() const {
+  if (ix_->readerGlobals.empty())
+    return false;
+  if (readersGlobals_ != globalsEpoch_)
+    return true;
+  for (Id g : ix_->readerGlobals)
+    if (Handle to = globals_[g]; to && wasTouched(indexOf(to)))
+      return true;
+  return false;
+}
+
+// Whether what a reader's pool reads moved in the moment ending: its holder
+// was touched, or an actor one of its links names, or who is in play, or a
+// global link or the actor one names.
+bool World::readMoved(uint32_t ai, Id pool, bool countsMoved, bool globalsMoved) const {
+  const PackIndex::Reach &r = ix_->reach[pool];
+  if (r.everything || wasTouched(ai) || (r.counts && countsMoved) ||
+      (globalsMoved && !r.globals.empty()))
+    return true;
+  Handle a = handle(ai, actors_[ai].gen);
+  for (Id l : r.links)
+    if (Handle to = linkOf(a, l); to && wasTouched(indexOf(to)))
+      return true;
+  return false;
+}
+
+// Settles the reader's pools whose reads moved; true if any did.
+bool World::settleReader(uint32_t ai, bool countsMoved, bool globalsMoved) {
+  Handle a = handle(ai, actors_[ai].gen);
+  bool settled = false;
+  for (Id p : ix_->readerPools) {
+    size_t slot = size_t(ai) * valueCount_ + p;
+    if (!hasPool_[slot] || !readMoved(ai, p, countsMoved, globalsMoved))
+      continue;
+    settlePool(a, p);
+    if (ix_->boundsReadCount[p])
+      boundsSettled_[slot] = 1;
+    settled = true;
+  }
+  if (settled) {
+    schedulePoolBounds(a);
+    noteReaderLinks(ai);
+  }
+  return settled;
+}
+
+// Whom the reader's links name as it settles: where one names another actor
+// than it did, the reader is listed under that actor.
+void World::noteReaderLinks(uint32_t ai) {
+  size_t links = ix_->readerLinks.size();
+  Handle a = handle(ai, actors_[ai].gen);
+  for (size_t k = 0; k < links; ++k) {
+    Handle to = linkOf(a, ix_->readerLinks[k]);
+    Handle &seen = readerLinkSeen_[size_t(ai) * links + k];
+    if (seen == to)
+      continue;
+    seen = to;
+    if (to && indexOf(to) < linkReaders_.size())
+      linkReaders_[indexOf(to)].push_back(ai);
+  }
+}
+
+// The lists a save doesn't hold, made again from what it does.
+void World::listReadersFromSave() {
+  size_t links = ix_->readerLinks.size();
+  linkReaders_.assign(links ? actors_.size() : 0, {});
+  countReaders_.clear();
+  globalReaders_.clear();
+  for (uint32_t ai : worldReaders_) {
+    listReader(ai);
+    for (size_t k = 0; k < links; ++k)
+      if (Handle to = readerLinkSeen_[size_t(ai) * links + k]; to && indexOf(to) < actors_.size())
+        linkReaders_[indexOf(to)].push_back(ai);
+  }
 }
 
 void World::touch(Handle a) {
   settlePools(a);
   watchBounds(a);
+  if (!ix_->linkBounds.empty())
+    watchReadersOf(a);
   ++epoch_;
   if (actor(a))
     markTouched(a);
   if (Actor *ac = actor(a)) {
     ++ac->epoch;
     ++ac->tagsEpoch;
+  }
+}
+
+// Before an actor whose values another's bounds read through a link
+// changes (a is that actor, or 0 for a global link set): those pools settle
+// at the bounds they had, and are watched as their holder's own are.
+void World::watchReadersOf(Handle a) {
+  Scratch<uint32_t> readers(scratchIds_);
+  if (a)
+    appendLinkReaders(a, *readers);
+  bool global = !a;
+  for (Id g : ix_->readerGlobals)
+    global |= a && globals_[g] == a;
+  if (global)
+    appendLiveReaders(globalReaders_, *readers);
+  for (uint32_t ai : *readers) {
+    Handle r = handle(ai, actors_[ai].gen);
+    for (Id p : ix_->linkBounds)
+      settlePool(r, p);
+    watchBounds(r);
   }
 }
 

@@ -149,6 +149,12 @@ public:
       holderValue(t_.values[pool].regenStat);
     return reach_;
   }
+  PackIndex::Reach ofStat(Id stat) {
+    reach_ = {};
+    std::fill(seen_.begin(), seen_.end(), 0);
+    holderValue(stat);
+    return reach_;
+  }
 
 private:
   void walkBodies(Id v) {
@@ -384,6 +390,21 @@ void classifyStats(const pack::Tables &t, PackIndex &ix) {
       ix.linkBounds.push_back(v);
     }
   }
+  // The clocks' stats, read with their holder in hand.
+  auto addLinks = [](const std::vector<Id> &from, std::vector<Id> &to) {
+    for (Id l : from)
+      if (std::find(to.begin(), to.end(), l) == to.end())
+        to.push_back(l);
+  };
+  for (Id c : ix.clockStats)
+    if (ix.statCache[c] != PackIndex::StatCache::Holder) {
+      PackIndex::Reach r = walk.ofStat(c);
+      ix.clockReach.everything |= r.everything;
+      ix.clockReach.counts |= r.counts;
+      addLinks(r.links, ix.clockReach.links);
+      addLinks(r.globals, ix.clockReach.globals);
+    }
+  addLinks(ix.clockReach.links, ix.readerLinks);
   if (ix.readerPools.empty())
     return;
   ix.reach.resize(ix.valueCount);
@@ -394,10 +415,8 @@ void classifyStats(const pack::Tables &t, PackIndex &ix) {
     PackIndex::Reach &r = ix.reach[p] = std::move(reach[p]);
     ix.readersEverything |= r.everything;
     ix.readersCount |= r.counts;
-    for (auto [from, to] : {std::pair{&r.links, &ix.readerLinks}, {&r.globals, &ix.readerGlobals}})
-      for (Id l : *from)
-        if (std::find(to->begin(), to->end(), l) == to->end())
-          to->push_back(l);
+    addLinks(r.links, ix.readerLinks);
+    addLinks(r.globals, ix.readerGlobals);
   }
 }
 

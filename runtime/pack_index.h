@@ -70,7 +70,8 @@ struct PackIndex {
     std::vector<Id> globals;
   };
   std::vector<Reach> reach;       // by value; empty but for readerPools
-  std::vector<Id> readerLinks;    // every link some such pool reads through
+  Reach clockReach;               // what the clocks' stats read, together
+  std::vector<Id> readerLinks;    // every link some such pool or a clock reads through
   std::vector<Id> readerGlobals;  // every global link one does
   bool readersEverything = false; // one such pool reads anything else
   bool readersCount = false;      // one counts actors

@@ -644,6 +644,7 @@ private:
   std::vector<uint8_t> boundsSettled_; // and whether a moment's end has taken them
   uint64_t settledEpoch_ = 0;      // the world's epoch when what reads it was last settled
   uint64_t clocksEpoch_ = 0;       // and when clocks reading it were last read
+  uint64_t clocksShape_ = 0, clocksGlobals_ = 0; // who was in play, the global links, then
   bool freshBounds_ = false;       // settling: bounds are read afresh
   std::vector<uint32_t> worldReaders_; // actors holding such pools
   // What they read stood so at their last settle: who was in play, the

@@ -271,9 +271,9 @@ Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32
   for (uint32_t p = 0; p < arch.poolCount; ++p)
     hasPool_[size_t(i) * valueCount_ + t_->idLists[arch.poolsBegin + p]] = 1;
   for (Id p : ix_->readerPools)
-      if (hasPool_[size_t(i) * valueCount_ + p] &&
-          (worldReaders_.empty() || worldReaders_.back() != i))
-        worldReaders_.push_back(i);
+    if (hasPool_[size_t(i) * valueCount_ + p] &&
+        (worldReaders_.empty() || worldReaders_.back() != i))
+      worldReaders_.push_back(i);
   if (!worldReaders_.empty() && worldReaders_.back() == i)
     listReader(i);
   ++epoch_;

@@ -36,7 +36,8 @@ template <typename IO> void World::walkSave(IO &io) {
   for (auto *values : {&pools_, &poolAt_, &poolMax_, &poolRate_, &poolMin_})
     io.vec(*values);
   io.vec(boundsSettled_);
-  io.pods(settledEpoch_, clocksEpoch_, shapeEpoch_, globalsEpoch_, readersShape_, readersGlobals_);
+  io.pods(settledEpoch_, clocksEpoch_, shapeEpoch_, globalsEpoch_, readersShape_, readersGlobals_,
+          clocksShape_, clocksGlobals_);
   io.vec(worldReaders_);
   io.vec(readerLinkSeen_);
   io.vec(hasPool_);

@@ -416,15 +416,38 @@ int64_t World::driftRate(Handle a, Id pool, size_t slot) {
 // it") keeps what it ran at its old rate and runs on at the new one; a bound
 // counting a query takes the count it reads until the next moment's end.
 // A clock whose stat reads beyond its holder (through a link, a count) runs
-// at the rate it reads as each moment that moved the world ends: every
-// actor's clocks are read again, since no record is kept of whom they read.
+// at the rate it reads as each moment that moved what it reads ends: the
+// actors the moment touched are retimed as it ends, and here those reading
+// a touched actor through a link, or every actor where who is in play or a
+// global link moved, or where a clock's stat reads anything else.
 void World::retimeWorldClocks() {
   if (!ix_->clocksReadWorld || clocksEpoch_ == epoch_)
     return;
-  for (uint32_t ai = 0; ai < actors_.size(); ++ai)
-    if (actors_[ai].live)
+  const PackIndex::Reach &reach = ix_->clockReach;
+  bool globals = !reach.globals.empty() && clocksGlobals_ != globalsEpoch_;
+  for (Id g : reach.globals)
+    globals |= globals_[g] && wasTouched(indexOf(globals_[g]));
+  if (reach.everything || (reach.counts && clocksShape_ != shapeEpoch_) || globals) {
+    for (uint32_t ai = 0; ai < actors_.size(); ++ai)
+      if (actors_[ai].live)
+        retime(handle(ai, actors_[ai].gen));
+  } else if (!reach.links.empty()) {
+    Scratch<uint32_t> readers(scratchIds_);
+    for (Handle a : touched_)
+      appendLinkReaders(a, *readers);
+    std::sort(readers->begin(), readers->end());
+    readers->erase(std::unique(readers->begin(), readers->end()), readers->end());
+    for (uint32_t ai : *readers)
       retime(handle(ai, actors_[ai].gen));
+  }
+  // Whom each actor touched names now: any link of its set touched it.
+  if (!reach.links.empty())
+    for (Handle a : touched_)
+      if (alive(a))
+        noteReaderLinks(indexOf(a));
   clocksEpoch_ = epoch_;
+  clocksShape_ = shapeEpoch_;
+  clocksGlobals_ = globalsEpoch_;
 }
 
 // Only the pools whose reads moved settle: those of an actor the moment
@@ -506,10 +529,10 @@ void World::appendLinkReaders(Handle a, std::vector<uint32_t> &out) {
 void World::listReader(uint32_t ai) {
   bool counts = false, globals = false;
   for (Id p : ix_->readerPools)
-      if (hasPool_[size_t(ai) * valueCount_ + p]) {
-        counts |= ix_->reach[p].counts;
-        globals |= !ix_->reach[p].globals.empty();
-      }
+    if (hasPool_[size_t(ai) * valueCount_ + p]) {
+      counts |= ix_->reach[p].counts;
+      globals |= !ix_->reach[p].globals.empty();
+    }
   if (counts)
     countReaders_.push_back(ai);
   if (globals)
@@ -584,12 +607,21 @@ void World::listReadersFromSave() {
   linkReaders_.assign(links ? actors_.size() : 0, {});
   countReaders_.clear();
   globalReaders_.clear();
-  for (uint32_t ai : worldReaders_) {
+  for (uint32_t ai : worldReaders_)
     listReader(ai);
+  // Every actor's clocks may read through a link; else only the readers'
+  // pools do.
+  auto listUnderLinks = [&](uint32_t ai) {
     for (size_t k = 0; k < links; ++k)
       if (Handle to = readerLinkSeen_[size_t(ai) * links + k]; to && indexOf(to) < actors_.size())
         linkReaders_[indexOf(to)].push_back(ai);
-  }
+  };
+  if (!ix_->clockReach.links.empty())
+    for (uint32_t ai = 0; ai < actors_.size(); ++ai)
+      listUnderLinks(ai);
+  else
+    for (uint32_t ai : worldReaders_)
+      listUnderLinks(ai);
 }
 
 void World::touch(Handle a) {

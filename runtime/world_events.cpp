@@ -37,13 +37,21 @@ void World::endMoment() {
     // reached in a chain of its own.
     if (boundWatchAt_ < boundWatch_.size())
       reachBounds(0, 0, ++chains_);
-    while (jobAt_ < jobs_.size()) {
-      Job job = jobs_[jobAt_++];
-      runJob(job);
-      if (boundWatchAt_ < boundWatch_.size())
-        reachBounds(0, 0, ++chains_);
+    for (;;) {
+      while (jobAt_ < jobs_.size()) {
+        Job job = jobs_[jobAt_++];
+        runJob(job);
+        if (boundWatchAt_ < boundWatch_.size())
+          reachBounds(0, 0, ++chains_);
+      }
+      // A bound counting a query the settle leaves at its pool's least is
+      // reached in a chain of its own, and what that sets off runs in the
+      // moment too.
+      settleWorldReaders();
+      if (boundWatchAt_ == boundWatch_.size())
+        break;
+      reachBounds(0, 0, ++chains_);
     }
-    settleWorldReaders();
     retimeWorldClocks();
     // Clocks whose stat moved run at their new rate from here.
     for (size_t i = 0; i < touched_.size(); ++i)

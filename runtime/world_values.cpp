@@ -573,9 +573,20 @@ bool World::settleReader(uint32_t ai, bool countsMoved, bool globalsMoved) {
     size_t slot = size_t(ai) * valueCount_ + p;
     if (!hasPool_[slot] || !readMoved(ai, p, countsMoved, globalsMoved))
       continue;
+    // A bound counting a query moves as the settle takes the count: one
+    // leaving the pool at its least is reached as a change's would be.
+    bool counted = ix_->boundsReadCount[p], above = false;
+    if (counted) {
+      freshBounds_ = false;
+      above = poolNow(a, p) > poolLeast(a, p);
+      freshBounds_ = true;
+    }
     settlePool(a, p);
-    if (ix_->boundsReadCount[p])
+    if (counted) {
       boundsSettled_[slot] = 1;
+      if (above && pools_[slot] <= poolLeast(a, p))
+        boundWatch_.push_back({a, p, true});
+    }
     settled = true;
   }
   if (settled) {

@@ -162,11 +162,13 @@ private:
       if (b != kNoId && t_.bodies[b].kind == pack::BodyKind::Formula)
         expr(t_.bodies[b].root);
   }
-  // A stat of the holder's follows what it reads; a pool moves with no
-  // change recorded against its readers.
+  // A pool moves only as a change lands on it, which touches its holder,
+  // unless it drifts, or is kept through a rewind.
+  bool movesUntouched(Id pool) const { return t_.values[pool].drifts() || t_.values[pool].kept; }
+  // A stat of the holder's follows what it reads; a pool, its changes.
   void holderValue(Id v) {
     if (t_.values[v].kind != pack::ValueKind::Stat) {
-      reach_.everything = true;
+      reach_.everything |= movesUntouched(v);
       return;
     }
     if (seen_[v])
@@ -174,15 +176,23 @@ private:
     seen_[v] = 1;
     walkBodies(v);
   }
-  // Another actor's stat: one kept by its own changes is read again when
-  // that actor changes; one counting actors when who is in play does.
+  // Another actor's value: one following only that actor's own values is
+  // read again when that actor changes; one counting actors also when who
+  // is in play does. What that one reads beyond itself isn't followed.
   void otherValue(Id v) {
-    PackIndex::StatCache cache = ix_.statCache[v];
-    if (t_.values[v].kind != pack::ValueKind::Stat || cache == PackIndex::StatCache::World ||
-        cache == PackIndex::StatCache::Never)
+    if (t_.values[v].kind != pack::ValueKind::Stat) {
+      reach_.everything |= movesUntouched(v);
+      return;
+    }
+    if (nested_) {
       reach_.everything = true;
-    else if (cache == PackIndex::StatCache::Shape)
-      reach_.counts = true;
+      return;
+    }
+    ReachWalk inner(t_, ix_, bodies_);
+    inner.nested_ = true;
+    PackIndex::Reach r = inner.ofStat(v);
+    reach_.everything |= r.everything || !r.links.empty() || !r.globals.empty();
+    reach_.counts |= r.counts;
   }
   bool isLocal(Id expr, int64_t slot) const {
     return t_.exprs[expr].op == pack::ExprOp::Local && t_.exprs[expr].imm == slot;
@@ -288,6 +298,7 @@ private:
   const std::vector<std::vector<Id>> &bodies_;
   std::vector<uint8_t> seen_;
   PackIndex::Reach reach_;
+  bool nested_ = false; // walking another actor's stat: one step only
 };
 
 // Each stat's cache, from what its base, bounds and terms read. Where any

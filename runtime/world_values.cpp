@@ -720,6 +720,8 @@ void World::touchFor(Handle a, Id effect) {
 // drift read the world, the holder's other pools drift on as they were.
 World::PoolBounds World::touchPool(Handle a, Id pool) {
   PoolBounds bounds;
+  if (!ix_->linkBounds.empty())
+    watchReadersOf(a);
   if (ix_->poolsReadWorld) {
     // Settling one pool moves no amount another's bound reads.
     for (Id p = 0; actor(a) && p < valueCount_; ++p) {

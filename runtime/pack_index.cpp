@@ -149,10 +149,10 @@ public:
       holderValue(t_.values[pool].regenStat);
     return reach_;
   }
-  PackIndex::Reach ofStat(Id stat) {
+  PackIndex::Reach ofValue(Id value) {
     reach_ = {};
     std::fill(seen_.begin(), seen_.end(), 0);
-    holderValue(stat);
+    holderValue(value);
     return reach_;
   }
 
@@ -165,12 +165,11 @@ private:
   // A pool moves only as a change lands on it, which touches its holder,
   // unless it drifts, or is kept through a rewind.
   bool movesUntouched(Id pool) const { return t_.values[pool].drifts() || t_.values[pool].kept; }
-  // A stat of the holder's follows what it reads; a pool, its changes.
+  // A stat of the holder's follows what it reads; a pool, its changes and
+  // the bounds it is kept within.
   void holderValue(Id v) {
-    if (t_.values[v].kind != pack::ValueKind::Stat) {
-      reach_.everything |= movesUntouched(v);
-      return;
-    }
+    if (t_.values[v].kind == pack::ValueKind::Pool && movesUntouched(v))
+      reach_.everything = true;
     if (seen_[v])
       return;
     seen_[v] = 1;
@@ -180,17 +179,13 @@ private:
   // read again when that actor changes; one counting actors also when who
   // is in play does. What that one reads beyond itself isn't followed.
   void otherValue(Id v) {
-    if (t_.values[v].kind != pack::ValueKind::Stat) {
-      reach_.everything |= movesUntouched(v);
-      return;
-    }
     if (nested_) {
       reach_.everything = true;
       return;
     }
     ReachWalk inner(t_, ix_, bodies_);
     inner.nested_ = true;
-    PackIndex::Reach r = inner.ofStat(v);
+    PackIndex::Reach r = inner.ofValue(v);
     reach_.everything |= r.everything || !r.links.empty() || !r.globals.empty();
     reach_.counts |= r.counts;
   }
@@ -409,7 +404,7 @@ void classifyStats(const pack::Tables &t, PackIndex &ix) {
   };
   for (Id c : ix.clockStats)
     if (ix.statCache[c] != PackIndex::StatCache::Holder) {
-      PackIndex::Reach r = walk.ofStat(c);
+      PackIndex::Reach r = walk.ofValue(c);
       ix.clockReach.everything |= r.everything;
       ix.clockReach.counts |= r.counts;
       addLinks(r.links, ix.clockReach.links);

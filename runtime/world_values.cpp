@@ -662,6 +662,8 @@ void World::watchReadersOf(Handle a) {
   if (global)
     appendLiveReaders(globalReaders_, *readers);
   for (uint32_t ai : *readers) {
+    if (!actors_[ai].live)
+      continue;
     Handle r = handle(ai, actors_[ai].gen);
     for (Id p : ix_->linkBounds)
       settlePool(r, p);

@@ -352,8 +352,10 @@ void World::runAutos() {
       if (!suspended)
         for (uint32_t g = 0; g < arch.autoCount; ++g)
           fired |= tryAuto(a, t_->autos[arch.autosBegin + g]);
-      std::vector<uint32_t> list = held_[indexOf(a)];
-      for (uint32_t k : list)
+      // A copy: an auto going off may change what it holds.
+      Scratch<uint32_t> list(scratchIds_);
+      list->assign(held_[indexOf(a)].begin(), held_[indexOf(a)].end());
+      for (uint32_t k : *list)
         if (insts_[k].live && working(k)) {
           const pack::Effect &ef = t_->effects[insts_[k].effect];
           for (uint32_t g = 0; g < ef.autoCount; ++g)

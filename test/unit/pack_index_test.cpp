@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 using namespace ledger;
 using pack::BuiltinEvent;
 using pack::Id;
@@ -205,4 +207,52 @@ archetype Soldier
   EXPECT_TRUE(x.index.boundsReadCount[spirit]) << "its maximum reads a stat whose base counts";
   EXPECT_FALSE(x.index.boundsReadCount[plain]) << "a drift reading a count isn't a bound";
   EXPECT_EQ(x.index.worldDrifts, std::vector<Id>{plain});
+}
+
+TEST(PackIndex, APoolReadingTheWorldFollowsOnlyWhatItReads) {
+  Indexed x = indexed(R"(rate 10
+tags Hero
+link side owner
+link camp global
+allegiance side
+stat Power default 1
+stat Flow default 0
+stat Cheer default 0
+stat Tide default 0
+stat Fury default 0
+pool Rage max 100
+pool Well max 100 regen Power
+pool Trickle max 100 regen Flow
+pool Chorus max 100 regen Cheer
+pool Seep max 100 regen Tide
+pool Nerve min holder.owner.Fury max 100
+pool Watch min camp.Power max 100
+pool Own max Power
+archetype Lord
+    base Fury Rage / 2
+    pools Rage
+archetype Pet
+    base Flow holder.owner.Power
+    base Cheer count(all allies having Hero)
+    base Tide Well
+    pools Trickle Chorus Seep Nerve Watch Own Well
+)");
+  const pack::Tables &t = x.tables;
+  auto reach = [&](const char *pool) { return x.index.reach[named(t, t.values, pool)]; };
+  Id owner = named(t, t.links, "owner"), camp = named(t, t.links, "camp");
+  EXPECT_EQ(reach("Trickle").links, std::vector<Id>{owner});
+  EXPECT_FALSE(reach("Trickle").everything || reach("Trickle").counts);
+  EXPECT_TRUE(reach("Chorus").counts);
+  EXPECT_TRUE(reach("Chorus").links.empty());
+  EXPECT_TRUE(reach("Seep").everything) << "Well drifts: it moves with no change to follow";
+  EXPECT_EQ(reach("Nerve").links, std::vector<Id>{owner})
+      << "Fury reads lord's Rage, which moves only by changes to lord";
+  EXPECT_FALSE(reach("Nerve").everything);
+  EXPECT_EQ(reach("Watch").globals, std::vector<Id>{camp});
+  std::vector<Id> linkBounds = {named(t, t.values, "Nerve"), named(t, t.values, "Watch")};
+  EXPECT_EQ(x.index.linkBounds, linkBounds);
+  EXPECT_EQ(std::count(x.index.readerPools.begin(), x.index.readerPools.end(), named(t, t.values, "Own")),
+            0)
+      << "a bound reading its holder alone is no reader's";
+  EXPECT_TRUE(x.index.readersEverything);
 }

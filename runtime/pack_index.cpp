@@ -101,6 +101,20 @@ bool folds(const pack::Tables &t, Id expr) {
   return false;
 }
 
+// Whether an expression reads a frame's slot.
+bool readsSlot(const pack::Tables &t, Id expr, int64_t slot) {
+  const pack::Expr &e = t.exprs[expr];
+  if (e.op == pack::ExprOp::Local && e.imm == slot)
+    return true;
+  for (Id k : {e.a, e.b, e.c})
+    if (k != kNoId && readsSlot(t, k, slot))
+      return true;
+  for (uint32_t i = 0; i < e.argCount; ++i)
+    if (readsSlot(t, t.exprArgs[e.argsBegin + i], slot))
+      return true;
+  return false;
+}
+
 // The values an expression reads.
 void valuesRead(const pack::Tables &t, Id expr, std::vector<Id> &out) {
   const pack::Expr &e = t.exprs[expr];
@@ -186,7 +200,7 @@ private:
     ReachWalk inner(t_, ix_, bodies_);
     inner.nested_ = true;
     PackIndex::Reach r = inner.ofValue(v);
-    reach_.everything |= r.everything || !r.links.empty() || !r.globals.empty();
+    reach_.everything |= r.everything || r.sources || !r.links.empty() || !r.globals.empty();
     reach_.counts |= r.counts;
   }
   bool isLocal(Id expr, int64_t slot) const {
@@ -194,10 +208,13 @@ private:
   }
   // An actor read: the holder, one through a holder's link or a global
   // link; kNoId for any other.
-  enum class Who { Holder, Link, Global, Other };
+  enum class Who { Holder, Link, Global, Source, Other };
   Who whoIs(Id expr, Id &link) const {
     if (isLocal(expr, LEDGER_SLOT_HOLDER))
       return Who::Holder;
+    // In a term, its instance's source; in a base or a bound, no one.
+    if (isLocal(expr, LEDGER_SLOT_SOURCE))
+      return Who::Source;
     const pack::Expr &e = t_.exprs[expr];
     if (e.op != pack::ExprOp::Read)
       return Who::Other;
@@ -249,7 +266,10 @@ private:
         } else if (who == Who::Other) {
           reach_.everything = true;
         } else {
-          addLink(who, link);
+          if (who == Who::Source)
+            reach_.sources = true;
+          else
+            addLink(who, link);
           otherValue(rd.a);
         }
         return;
@@ -258,7 +278,7 @@ private:
       case pack::ReadOp::GlobalLink: {
         Id link = kNoId;
         Who who = whoIs(x, link);
-        if (who == Who::Other)
+        if (who == Who::Other || who == Who::Source)
           reach_.everything = true;
         else
           addLink(who, link);
@@ -391,7 +411,7 @@ void classifyStats(const pack::Tables &t, PackIndex &ix) {
       continue;
     reach[v] = walk.of(v);
     if (!listed && !reach[v].everything && !reach[v].counts &&
-        (!reach[v].links.empty() || !reach[v].globals.empty())) {
+        (!reach[v].links.empty() || !reach[v].globals.empty() || reach[v].sources)) {
       ix.readerPools.push_back(v);
       ix.linkBounds.push_back(v);
     }
@@ -407,6 +427,7 @@ void classifyStats(const pack::Tables &t, PackIndex &ix) {
       PackIndex::Reach r = walk.ofValue(c);
       ix.clockReach.everything |= r.everything;
       ix.clockReach.counts |= r.counts;
+      ix.clockReach.sources |= r.sources;
       addLinks(r.links, ix.clockReach.links);
       addLinks(r.globals, ix.clockReach.globals);
     }
@@ -421,6 +442,7 @@ void classifyStats(const pack::Tables &t, PackIndex &ix) {
     PackIndex::Reach &r = ix.reach[p] = std::move(reach[p]);
     ix.readersEverything |= r.everything;
     ix.readersCount |= r.counts;
+    ix.readersSources |= r.sources;
     addLinks(r.links, ix.readerLinks);
     addLinks(r.globals, ix.readerGlobals);
   }
@@ -497,6 +519,17 @@ PackIndex indexPack(const pack::Tables &t) {
   for (Id e = 0; e < t.effects.size(); ++e) {
     const pack::Effect &ef = t.effects[e];
     ix.inert[e] = ef.modifierCount == 0 && !ef.suspendsAll && ef.overrideCount == 0;
+  }
+  ix.termsReadSource.assign(t.effects.size(), 0);
+  for (Id e = 0; e < t.effects.size(); ++e) {
+    const pack::Effect &ef = t.effects[e];
+    for (uint32_t m = 0; m < ef.modifierCount; ++m) {
+      const pack::Modifier &mod = t.modifiers[ef.modifiersBegin + m];
+      if (!mod.captured && mod.amountBody != kNoId &&
+          t.bodies[mod.amountBody].kind == pack::BodyKind::Formula &&
+          readsSlot(t, t.bodies[mod.amountBody].root, LEDGER_SLOT_SOURCE))
+        ix.termsReadSource[e] = 1;
+    }
   }
   ix.shapesCounts.resize(t.effects.size());
   for (Id e = 0; e < t.effects.size(); ++e) {

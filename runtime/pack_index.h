@@ -66,6 +66,7 @@ struct PackIndex {
   struct Reach {
     bool everything = false;
     bool counts = false;
+    bool sources = false;    // a live term reads its instance's source
     std::vector<Id> links;   // its holder's
     std::vector<Id> globals;
   };
@@ -75,6 +76,9 @@ struct PackIndex {
   std::vector<Id> readerGlobals;  // every global link one does
   bool readersEverything = false; // one such pool reads anything else
   bool readersCount = false;      // one counts actors
+  bool readersSources = false;    // one reads the source of an instance its holder holds
+  // Effects with a live term reading the instance's source: by effect.
+  std::vector<uint8_t> termsReadSource;
   // Effects none of whose instances moves a value: no modifier, suspension
   // or link override. Their coming and going leaves the holder's stats
   // standing (its tags too where the effect has none), and its pools' drift

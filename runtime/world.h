@@ -417,6 +417,8 @@ private:
   void noteReaderLinks(uint32_t ai);
   void appendLiveReaders(std::vector<uint32_t> &readers, std::vector<uint32_t> &out);
   void appendLinkReaders(Handle a, std::vector<uint32_t> &out);
+  void appendSourceReaders(Handle a, std::vector<uint32_t> &out);
+  bool sourceTouched(uint32_t ai) const;
   void listReader(uint32_t ai);
   void listReadersFromSave();
   void watchReadersOf(Handle a);
@@ -657,6 +659,13 @@ private:
   std::vector<Handle> readerLinkSeen_;
   std::vector<std::vector<uint32_t>> linkReaders_;
   std::vector<uint32_t> countReaders_, globalReaders_;
+  // By actor: the instances it is the source of whose live terms read it
+  // (PackIndex::termsReadSource), so their holders' readers follow it; one
+  // ended or reused for another is dropped when next met. Made again as a
+  // save is read.
+  std::vector<std::vector<uint32_t>> sourcedBy_;
+  std::vector<uint8_t> instMark_; // all 0 but while such a list is read
+  bool followsSources() const { return ix_->readersSources || ix_->clockReach.sources; }
   std::vector<uint8_t> readerMark_; // all 0 but while a list of them is read
   std::vector<uint8_t> hasPool_;
   std::vector<uint32_t> poolVersion_; // a pool's crossing timer is current while this holds

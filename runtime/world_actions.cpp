@@ -235,6 +235,8 @@ Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32
     readerLinkSeen_.resize(readerLinkSeen_.size() + ix_->readerLinks.size(), 0);
     linkReaders_.emplace_back();
   }
+  if (followsSources())
+    sourcedBy_.emplace_back();
   hasPool_.resize(hasPool_.size() + valueCount_, 0);
   poolVersion_.resize(poolVersion_.size() + valueCount_, 0);
   poolDue_.resize(poolDue_.size() + valueCount_, -1);

@@ -178,6 +178,9 @@ uint32_t World::newInstance(Event &e, uint32_t eventIndex) {
   in.propCount = e.propCount;
   std::copy(e.props.items, e.props.items + e.propCount, instProps_.begin() + in.storage.propsAt);
   held_[indexOf(e.subject)].push_back(i);
+  if (ix_->termsReadSource[e.effect] && followsSources() && insts_[i].source &&
+      indexOf(insts_[i].source) < sourcedBy_.size())
+    sourcedBy_[indexOf(insts_[i].source)].push_back(i);
   if (ix_->hears[e.effect] || in.countLeft >= 0) // its lifetime hears what it counts
     hearers_[indexOf(e.subject)].push_back({i, e.effect, in.seq});
   if (ef.blockCount)

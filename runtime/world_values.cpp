@@ -431,10 +431,12 @@ void World::retimeWorldClocks() {
     for (uint32_t ai = 0; ai < actors_.size(); ++ai)
       if (actors_[ai].live)
         retime(handle(ai, actors_[ai].gen));
-  } else if (!reach.links.empty()) {
+  } else if (!reach.links.empty() || reach.sources) {
     Scratch<uint32_t> readers(scratchIds_);
-    for (Handle a : touched_)
+    for (Handle a : touched_) {
       appendLinkReaders(a, *readers);
+      appendSourceReaders(a, *readers);
+    }
     std::sort(readers->begin(), readers->end());
     readers->erase(std::unique(readers->begin(), readers->end()), readers->end());
     for (uint32_t ai : *readers)
@@ -478,6 +480,7 @@ void World::settleWorldReaders() {
     for (Handle a : touched_) {
       moved->push_back(indexOf(a));
       appendLinkReaders(a, *moved);
+      appendSourceReaders(a, *moved);
     }
     std::sort(moved->begin(), moved->end());
     moved->erase(std::unique(moved->begin(), moved->end()), moved->end());
@@ -562,7 +565,40 @@ bool World::readMoved(uint32_t ai, Id pool, bool countsMoved, bool globalsMoved)
   for (Id l : r.links)
     if (Handle to = linkOf(a, l); to && wasTouched(indexOf(to)))
       return true;
+  return r.sources && sourceTouched(ai);
+}
+
+// Whether the source of an instance the actor holds, read by its live
+// terms, was touched.
+bool World::sourceTouched(uint32_t ai) const {
+  for (uint32_t k : held_[ai]) {
+    const Instance &in = insts_[k];
+    if (ix_->termsReadSource[in.effect] && in.source && wasTouched(indexOf(in.source)))
+      return true;
+  }
   return false;
+}
+
+// The holders of the instances a is the source of whose live terms read it,
+// each instance once: one ended, or its slot reused for another, is dropped.
+void World::appendSourceReaders(Handle a, std::vector<uint32_t> &out) {
+  uint32_t ai = indexOf(a);
+  if (ai >= sourcedBy_.size())
+    return;
+  std::vector<uint32_t> &list = sourcedBy_[ai];
+  instMark_.resize(insts_.size(), 0);
+  size_t kept = 0;
+  for (uint32_t i : list) {
+    const Instance &in = insts_[i];
+    if (instMark_[i] || !in.live || in.source != a || !ix_->termsReadSource[in.effect])
+      continue;
+    instMark_[i] = 1;
+    list[kept++] = i;
+    out.push_back(indexOf(in.holder));
+  }
+  list.resize(kept);
+  for (uint32_t i : list)
+    instMark_[i] = 0;
 }
 
 // Settles the reader's pools whose reads moved; true if any did.
@@ -614,6 +650,12 @@ void World::noteReaderLinks(uint32_t ai) {
 
 // The lists a save doesn't hold, made again from what it does.
 void World::listReadersFromSave() {
+  sourcedBy_.assign(followsSources() ? actors_.size() : 0, {});
+  for (uint32_t i = 0; i < insts_.size(); ++i) {
+    const Instance &in = insts_[i];
+    if (in.live && in.source && ix_->termsReadSource[in.effect] && indexOf(in.source) < sourcedBy_.size())
+      sourcedBy_[indexOf(in.source)].push_back(i);
+  }
   size_t links = ix_->readerLinks.size();
   linkReaders_.assign(links ? actors_.size() : 0, {});
   countReaders_.clear();
@@ -654,8 +696,10 @@ void World::touch(Handle a) {
 // at the bounds they had, and are watched as their holder's own are.
 void World::watchReadersOf(Handle a) {
   Scratch<uint32_t> readers(scratchIds_);
-  if (a)
+  if (a) {
     appendLinkReaders(a, *readers);
+    appendSourceReaders(a, *readers);
+  }
   bool global = !a;
   for (Id g : ix_->readerGlobals)
     global |= a && globals_[g] == a;

@@ -228,6 +228,12 @@ pool Seep max 100 regen Tide
 pool Nerve min holder.owner.Fury max 100
 pool Watch min camp.Power max 100
 pool Own max Power
+stat Glow default 0
+pool Light max 100 regen Glow
+effect Kindle
+    Glow + source.Power live
+effect Sear
+    Glow + source.Fury live
 archetype Lord
     base Fury Rage / 2
     pools Rage
@@ -235,7 +241,7 @@ archetype Pet
     base Flow holder.owner.Power
     base Cheer count(all allies having Hero)
     base Tide Well
-    pools Trickle Chorus Seep Nerve Watch Own Well
+    pools Trickle Chorus Seep Nerve Watch Own Well Light
 )");
   const pack::Tables &t = x.tables;
   auto reach = [&](const char *pool) { return x.index.reach[named(t, t.values, pool)]; };
@@ -254,5 +260,8 @@ archetype Pet
   EXPECT_EQ(std::count(x.index.readerPools.begin(), x.index.readerPools.end(), named(t, t.values, "Own")),
             0)
       << "a bound reading its holder alone is no reader's";
+  EXPECT_TRUE(reach("Light").sources) << "a live term reads its instance's source";
+  EXPECT_FALSE(reach("Light").everything) << "Fury follows only the source's own Rage";
+  EXPECT_TRUE(x.index.termsReadSource[named(t, t.effects, "Kindle")]);
   EXPECT_TRUE(x.index.readersEverything);
 }

@@ -713,12 +713,15 @@ private:
   // counted in up to that many units of time (docs/readings.md 135).
   static constexpr int64_t kMostRateSeconds = 1'000'000;
   void checkRate(NodeId n) {
-    for (const char *label : {"ticks", "seconds"})
-      if (const Slot *s = tree_.slot(n, label))
-        if (auto v = number(n, *s); v && (!whole(*v) || v->raw <= 0))
-          reportSlot(DiagKind::RateNotWhole, n, *s, slotText(n, *s));
-        else if (v && std::string_view(label) == "seconds" && v->raw > kMostRateSeconds * Fixed::kScale)
-          reportSlot(DiagKind::RateTooSlow, n, *s, slotText(n, *s));
+    for (const char *label : {"ticks", "seconds"}) {
+      const Slot *s = tree_.slot(n, label);
+      if (!s)
+        continue;
+      if (auto v = number(n, *s); v && (!whole(*v) || v->raw <= 0))
+        reportSlot(DiagKind::RateNotWhole, n, *s, slotText(n, *s));
+      else if (v && std::string_view(label) == "seconds" && v->raw > kMostRateSeconds * Fixed::kScale)
+        reportSlot(DiagKind::RateTooSlow, n, *s, slotText(n, *s));
+    }
   }
 
   // prop: "one under a parent at any depth and never the parent (under), or one of

@@ -411,9 +411,9 @@ private:
   int64_t driftRate(Handle a, Id pool, size_t slot);
   bool boundsHeld(Handle a, Id pool, size_t &slot) const;
   void settleWorldReaders();
-  bool settleReader(uint32_t ai, bool countsMoved, bool globalsMoved);
+  void settleReader(uint32_t ai, bool countsMoved, bool globalsMoved);
   bool readMoved(uint32_t ai, Id pool, bool countsMoved, bool globalsMoved) const;
-  bool globalsMoved() const;
+  bool globalsMoved(const std::vector<Id> &globals, uint64_t since) const;
   void noteReaderLinks(uint32_t ai);
   void appendLiveReaders(std::vector<uint32_t> &readers, std::vector<uint32_t> &out);
   void appendLinkReaders(Handle a, std::vector<uint32_t> &out);

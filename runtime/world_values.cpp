@@ -424,9 +424,7 @@ void World::retimeWorldClocks() {
   if (!ix_->clocksReadWorld || clocksEpoch_ == epoch_)
     return;
   const PackIndex::Reach &reach = ix_->clockReach;
-  bool globals = !reach.globals.empty() && clocksGlobals_ != globalsEpoch_;
-  for (Id g : reach.globals)
-    globals |= globals_[g] && wasTouched(indexOf(globals_[g]));
+  bool globals = globalsMoved(reach.globals, clocksGlobals_);
   if (reach.everything || (reach.counts && clocksShape_ != shapeEpoch_) || globals) {
     for (uint32_t ai = 0; ai < actors_.size(); ++ai)
       if (actors_[ai].live)
@@ -461,7 +459,7 @@ void World::settleWorldReaders() {
     return;
   freshBounds_ = true;
   bool counts = ix_->readersCount && readersShape_ != shapeEpoch_;
-  bool globals = globalsMoved();
+  bool globals = globalsMoved(ix_->readerGlobals, readersGlobals_);
   if (ix_->readersEverything) {
     size_t kept = 0;
     for (uint32_t ai : worldReaders_) {
@@ -542,12 +540,14 @@ void World::listReader(uint32_t ai) {
     globalReaders_.push_back(ai);
 }
 
-bool World::globalsMoved() const {
-  if (ix_->readerGlobals.empty())
+// Whether any of these global links was pointed elsewhere since the stamp,
+// or the actor one names was touched in the moment ending.
+bool World::globalsMoved(const std::vector<Id> &globals, uint64_t since) const {
+  if (globals.empty())
     return false;
-  if (readersGlobals_ != globalsEpoch_)
+  if (since != globalsEpoch_)
     return true;
-  for (Id g : ix_->readerGlobals)
+  for (Id g : globals)
     if (Handle to = globals_[g]; to && wasTouched(indexOf(to)))
       return true;
   return false;
@@ -601,8 +601,8 @@ void World::appendSourceReaders(Handle a, std::vector<uint32_t> &out) {
     instMark_[i] = 0;
 }
 
-// Settles the reader's pools whose reads moved; true if any did.
-bool World::settleReader(uint32_t ai, bool countsMoved, bool globalsMoved) {
+// Settles the reader's pools whose reads moved.
+void World::settleReader(uint32_t ai, bool countsMoved, bool globalsMoved) {
   Handle a = handle(ai, actors_[ai].gen);
   bool settled = false;
   for (Id p : ix_->readerPools) {
@@ -629,7 +629,6 @@ bool World::settleReader(uint32_t ai, bool countsMoved, bool globalsMoved) {
     schedulePoolBounds(a);
     noteReaderLinks(ai);
   }
-  return settled;
 }
 
 // Whom the reader's links name as it settles: where one names another actor

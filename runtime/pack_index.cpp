@@ -316,11 +316,9 @@ private:
   bool nested_ = false; // walking another actor's stat: one step only
 };
 
-// Each stat's cache, from what its base, bounds and terms read. Where any
-// stat is cached by the world, a stat reading stats is too: a stat of its
-// holder's may read one that reads the world.
-void classifyStats(const pack::Tables &t, PackIndex &ix) {
-  std::vector<Reads> reads(ix.valueCount, Reads::Holder);
+// The bodies each value reads through: its bounds, every archetype's base
+// of it, and the terms of every effect moving it (a member's, its type's).
+std::vector<std::vector<Id>> valueBodies(const pack::Tables &t, const PackIndex &ix) {
   std::vector<std::vector<Id>> bodies(ix.valueCount);
   for (Id v = 0; v < ix.valueCount; ++v)
     bodies[v] = {t.values[v].minBody, t.values[v].maxBody};
@@ -332,6 +330,73 @@ void classifyStats(const pack::Tables &t, PackIndex &ix) {
       for (Id v = 0; v < ix.valueCount; ++v)
         if (std::find(ix.covers[v].begin(), ix.covers[v].end(), m.stat) != ix.covers[v].end())
           bodies[v].push_back(m.amountBody);
+  return bodies;
+}
+
+// Whether an expression reads what moves with time alone: a value marked
+// so, or an instance's remaining or elapsed time.
+bool readsTime(const pack::Tables &t, Id expr, const std::vector<uint8_t> &moves) {
+  const pack::Expr &e = t.exprs[expr];
+  if (e.op == pack::ExprOp::Read) {
+    const pack::Read &rd = t.reads[e.imm];
+    if ((rd.op == pack::ReadOp::Value || rd.op == pack::ReadOp::ValueExcept) && rd.a < moves.size() &&
+        moves[rd.a])
+      return true;
+    if (rd.op == pack::ReadOp::InstanceField &&
+        (pack::InstanceField(rd.a) == pack::InstanceField::Remaining ||
+         pack::InstanceField(rd.a) == pack::InstanceField::Elapsed))
+      return true;
+  }
+  for (Id k : {e.a, e.b, e.c})
+    if (k != kNoId && readsTime(t, k, moves))
+      return true;
+  for (uint32_t i = 0; i < e.argCount; ++i)
+    if (readsTime(t, t.exprArgs[e.argsBegin + i], moves))
+      return true;
+  return false;
+}
+
+bool bodyReadsTime(const pack::Tables &t, Id body, const std::vector<uint8_t> &moves) {
+  return body != kNoId && t.bodies[body].kind == pack::BodyKind::Formula &&
+         readsTime(t, t.bodies[body].root, moves);
+}
+
+// What moves between moments, with time alone: a drifting pool, and a value
+// whose bounds, base or terms read one (or an instance's time), followed to
+// the end; then the abilities whose requirements or prices read such a
+// thing, which an auto they refused tries again each tick.
+void findTimedChecks(const pack::Tables &t, PackIndex &ix,
+                     const std::vector<std::vector<Id>> &bodies) {
+  std::vector<uint8_t> &moves = ix.movesWithTime;
+  moves.assign(ix.valueCount, 0);
+  for (Id v = 0; v < ix.valueCount; ++v)
+    moves[v] = t.values[v].drifts();
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (Id v = 0; v < ix.valueCount; ++v)
+      if (!moves[v])
+        for (Id b : bodies[v])
+          if (bodyReadsTime(t, b, moves)) {
+            moves[v] = grew = true;
+            break;
+          }
+  }
+  ix.checkReadsTime.assign(t.abilities.size(), 0);
+  for (Id a = 0; a < t.abilities.size(); ++a) {
+    const pack::Ability &ab = t.abilities[a];
+    for (uint32_t r = 0; r < ab.requireCount; ++r)
+      ix.checkReadsTime[a] |= bodyReadsTime(t, t.requirements[ab.requiresBegin + r].body, moves);
+    for (uint32_t c = 0; c < ab.costCount; ++c)
+      ix.checkReadsTime[a] |= bodyReadsTime(t, t.costs[ab.costsBegin + c].amountBody, moves);
+  }
+}
+
+// Each stat's cache, from what its base, bounds and terms read. Where any
+// stat is cached by the world, a stat reading stats is too: a stat of its
+// holder's may read one that reads the world.
+void classifyStats(const pack::Tables &t, PackIndex &ix,
+                   const std::vector<std::vector<Id>> &bodies) {
+  std::vector<Reads> reads(ix.valueCount, Reads::Holder);
   Reads most = Reads::Holder;
   for (Id v = 0; v < ix.valueCount; ++v) {
     for (Id b : bodies[v])
@@ -511,7 +576,9 @@ PackIndex indexPack(const pack::Tables &t) {
           ix.covers[v].push_back(w);
     ix.covers[v].push_back(value.member);
   }
-  classifyStats(t, ix);
+  std::vector<std::vector<Id>> bodies = valueBodies(t, ix);
+  classifyStats(t, ix, bodies);
+  findTimedChecks(t, ix, bodies);
   for (Id c : ix.clockStats)
     ix.clocksReadWorld |= ix.statCache[c] != PackIndex::StatCache::Holder;
   findPlainBodies(t, ix);

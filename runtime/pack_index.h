@@ -77,6 +77,12 @@ struct PackIndex {
   bool readersEverything = false; // one such pool reads anything else
   bool readersCount = false;      // one counts actors
   bool readersSources = false;    // one reads the source of an instance its holder holds
+  // Values moving with time alone, between moments: a drifting pool, a
+  // stat reading one or an instance's time (by value); and the abilities
+  // whose requirements or cost amounts read such a thing: an auto they
+  // refused is tried again on the next tick (by ability).
+  std::vector<uint8_t> movesWithTime;
+  std::vector<uint8_t> checkReadsTime;
   // Effects with a live term reading the instance's source: by effect.
   std::vector<uint8_t> termsReadSource;
   // Effects none of whose instances moves a value: no modifier, suspension

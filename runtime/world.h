@@ -30,6 +30,9 @@ struct Outcome {
   std::string text;  // a requirement's own words, a target clause's
   int64_t need = 0, have = 0;
   bool hasNumbers = false;
+  // CannotAfford: whose pool, and which, the price wasn't there.
+  Handle payer = 0;
+  pack::Id pool = pack::kNoId;
   uint32_t element = 0; // a list's element that was refused, 1 the first
   bool ok() const { return refusal == Refusal::None; }
 };
@@ -234,7 +237,8 @@ private:
   };
 
   // A pool's crossing: its drift reaching a bound, at the tick it does.
-  enum class TimerKind : uint8_t { Expire, Every, PoolBound };
+  // AutoWake: the autos are tried again, no moment having woken them.
+  enum class TimerKind : uint8_t { Expire, Every, PoolBound, AutoWake };
   struct Timer {
     int64_t due = 0;     // world time (millionths of a unit)
     uint8_t phase = 0;   // what runs first within a tick: rules, then lifetimes
@@ -426,6 +430,7 @@ private:
   void retimeWorldClocks();
   PoolBounds touchPool(Handle a, Id pool);
   int64_t poolClock(Handle a, Id pool) const;
+  int64_t driftReaches(Handle a, Id pool, int64_t rate, int64_t amount, int64_t to);
   void schedulePoolBounds(Handle a);
   void firePoolBound(const Timer &tm);
   // The bounds it landed within, as the settle before it read them.
@@ -583,6 +588,8 @@ private:
   // the order found: a tag's holders first, newest or oldest by when it went
   // on, highest or lowest F read of each as it in the frame's terms.
   void rank(Frame &f, uint32_t keysBegin, uint32_t keyCount, std::vector<int64_t> &found);
+  Outcome checkCaster(Handle actor, Id ability, bool forCast, bool noCooldown, Id usingEffect,
+                      Handle &grant);
   Outcome check(Handle actor, Id ability, const std::vector<Handle> &targets, bool forCast,
                 bool free, bool noCooldown, const Given &given, const Frame *parent,
                 bool targetsNamed = true, Id usingEffect = pack::kNoId);
@@ -598,6 +605,8 @@ private:
   void runAutos();
   // grantedBy: the instance whose grant it is, 0 for its archetype's.
   bool tryAuto(Handle actor, const pack::AutoGrant &grant, Handle grantedBy = 0);
+  void wakeAutosBy(const pack::AutoGrant &grant, const Outcome &refusal);
+  void scheduleAutoWake();
   Refusal castAbility(Frame *parent, Handle caster, Id ability, const std::vector<Handle> &targets,
                       const Given &given, bool free, bool noCooldown, pack::TagSet tagged,
                       uint32_t chain, Handle grant = 0);
@@ -702,6 +711,10 @@ private:
   }
   std::vector<Handle> autoActors_; // actors that may hold an auto grant
   std::vector<std::pair<uint64_t, int64_t>> autoFired_; // (actor index, ability) key, the tick it last went off
+  // The world time the autos are next tried with no moment ending then
+  // (-1 none), and the soonest the pass trying them now has found.
+  int64_t autoWakeAt_ = -1;
+  int64_t autoWakeNext_ = -1;
   bool inAutos_ = false;  // actors whose clocks may have changed rate this moment
   std::vector<uint32_t> freeInsts_;
   std::vector<int64_t> vars_;

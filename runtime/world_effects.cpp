@@ -591,6 +591,13 @@ void World::fireTimer(const Timer &tm) {
     firePoolBound(tm);
     return;
   }
+  if (tm.kind == TimerKind::AutoWake) {
+    if (tm.due == autoWakeAt_) {
+      autoWakeAt_ = -1;
+      runAutos();
+    }
+    return;
+  }
   Instance *in = instance(tm.instance);
   if (!in || in->timerVersion != tm.version)
     return;

@@ -22,17 +22,14 @@ Outcome refused(Refusal r, std::string text = {}) {
 }
 } // namespace
 
-// The checks of an order, in the order the reference gives them: the actor,
-// its grant, what blocks it, its cooldown, its targets, its requirements,
-// then its costs, none of them moving anything.
-Outcome World::check(Handle a, Id ability, const std::vector<Handle> &targets, bool forCast,
-                     bool free, bool noCooldown, const Given &given, const Frame *parent,
-                     bool targetsNamed, Id usingEffect) {
+// The checks of an order that read no target: the actor, its grant (the
+// instance granting it, into `grant`), what blocks it, its cooldown.
+Outcome World::checkCaster(Handle a, Id ability, bool forCast, bool noCooldown, Id usingEffect,
+                           Handle &grant) {
   Actor *ac = actor(a);
   if (!ac || !ac->live || ac->fallen)
     return refused(Refusal::Gone);
   const pack::Ability &ab = t_->abilities[ability];
-  Handle grant = 0;
   if (!forCast && !granted(a, ability, &grant, usingEffect))
     return refused(Refusal::NotGranted);
   // What it makes: an Activate carrying the ability's tags.
@@ -47,6 +44,19 @@ Outcome World::check(Handle a, Id ability, const std::vector<Handle> &targets, b
   }
   if (!noCooldown && ab.cooldownEffect != kNoId && holds(a, ab.cooldownEffect))
     return refused(Refusal::OnCooldown);
+  return {};
+}
+
+// The checks of an order, in the order the reference gives them: the actor,
+// its grant, what blocks it, its cooldown, its targets, its requirements,
+// then its costs, none of them moving anything.
+Outcome World::check(Handle a, Id ability, const std::vector<Handle> &targets, bool forCast,
+                     bool free, bool noCooldown, const Given &given, const Frame *parent,
+                     bool targetsNamed, Id usingEffect) {
+  Handle grant = 0;
+  if (Outcome o = checkCaster(a, ability, forCast, noCooldown, usingEffect, grant); !o.ok())
+    return o;
+  const pack::Ability &ab = t_->abilities[ability];
   // Its target clause.
   auto clauseWords = [&](const char *word, pack::TagSet set) {
     std::string s = word;
@@ -167,6 +177,8 @@ Outcome World::check(Handle a, Id ability, const std::vector<Handle> &targets, b
         o.hasNumbers = true;
         o.need = amount;
         o.have = have;
+        o.payer = payer;
+        o.pool = cost.pool;
         return o;
       }
       billed->insert(billed->end(), {payer, int64_t(cost.pool), amount});
@@ -329,11 +341,14 @@ int64_t World::price(Handle payer, Id pool, int64_t amount, Handle caster, Id ab
 
 // Autos: after each moment, every actor holding an auto grant uses it by
 // itself where it would be done, at the first target its keys rank that it
-// accepts, at most once a tick (docs/readings.md).
+// accepts, at most once a tick (docs/readings.md 35). One refused sleeps
+// until a moment ends, or until time alone can have changed what refused it
+// (reading 138).
 void World::runAutos() {
   if (inAutos_ || autoActors_.empty())
     return;
   inAutos_ = true;
+  autoWakeNext_ = -1;
   for (bool fired = true; fired;) {
     fired = false;
     size_t kept = 0;
@@ -365,16 +380,20 @@ void World::runAutos() {
     autoActors_.resize(kept);
   }
   inAutos_ = false;
+  scheduleAutoWake();
 }
 
 bool World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle grantedBy) {
   uint64_t key = (uint64_t(indexOf(a)) << 32) | grant.ability;
-  for (auto &[k, tick] : autoFired_)
-    if (k == key && tick == now_)
-      return false;
   const pack::Ability &ab = t_->abilities[grant.ability];
   if (ab.target == pack::TargetKind::Many)
     return false; // an auto takes one target it accepts
+  // An effect's auto is checked against that effect's grant.
+  Id usingEffect = grantedBy ? insts_[indexOf(grantedBy)].effect : kNoId;
+  // What reads no target refuses it once, not once for each candidate.
+  Handle granting = 0;
+  if (Outcome o = checkCaster(a, grant.ability, false, false, usingEffect, granting); !o.ok())
+    return false;
   // Candidates in actor order, then by the grant's keys, ties to the lower
   // number; one taking no target tries once.
   Scratch<int64_t> candidates(scratchHandles_);
@@ -393,17 +412,22 @@ bool World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle grantedBy) {
     targets->clear();
     if (ab.target == pack::TargetKind::One)
       targets->push_back((*candidates)[i]);
-    // An effect's auto is checked against that effect's grant.
-    Id usingEffect = grantedBy ? insts_[indexOf(grantedBy)].effect : kNoId;
-    if (!check(a, grant.ability, *targets, false, false, false, {}, nullptr, true, usingEffect).ok())
+    Outcome checked = check(a, grant.ability, *targets, false, false, false, {}, nullptr, true, usingEffect);
+    if (!checked.ok()) {
+      wakeAutosBy(grant, checked);
       continue;
-    bool found = false;
-    for (auto &[k, tick] : autoFired_)
-      if (k == key) {
-        tick = now_;
-        found = true;
-      }
-    if (!found)
+    }
+    // Once a tick: one that went off this tick goes off again on the next.
+    auto fired = std::find_if(autoFired_.begin(), autoFired_.end(),
+                              [&](const auto &entry) { return entry.first == key; });
+    if (fired != autoFired_.end() && fired->second == now_) {
+      autoWakeNext_ = autoWakeNext_ < 0 ? (now_ + 1) * tickTime_
+                                        : std::min(autoWakeNext_, (now_ + 1) * tickTime_);
+      return false;
+    }
+    if (fired != autoFired_.end())
+      fired->second = now_;
+    else
       autoFired_.push_back({key, now_});
     beginMoment();
     castAbility(nullptr, a, grant.ability, *targets, {}, false, false, 0, ++chains_, grantedBy);
@@ -411,6 +435,49 @@ bool World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle grantedBy) {
     return true;
   }
   return false;
+}
+
+// What time alone may change of an auto's refusal: a price its payer's
+// pool drifts up to, on the tick it gets there; a requirement or a price
+// reading what moves with time, on the next tick. Anything else changes
+// only in a moment, which tries the autos as it ends.
+void World::wakeAutosBy(const pack::AutoGrant &grant, const Outcome &refusal) {
+  int64_t wake = -1;
+  bool readsTime = ix_->checkReadsTime[grant.ability];
+  if (refusal.refusal == Refusal::Requirement && readsTime) {
+    wake = (now_ + 1) * tickTime_;
+  } else if (refusal.refusal == Refusal::CannotAfford) {
+    if (readsTime) {
+      wake = (now_ + 1) * tickTime_;
+    } else if (t_->values[refusal.pool].drifts()) {
+      Handle payer = refusal.payer;
+      Id p = refusal.pool;
+      size_t slot = size_t(indexOf(payer)) * valueCount_ + p;
+      PoolBounds bounds = poolBounds(payer, p);
+      int64_t amount = poolNowWithin(payer, p, slot, bounds);
+      // The amount the price needs: what it lacks on top of what is there.
+      int64_t to = amount + (refusal.need - refusal.have);
+      int64_t rate = t_->values[p].regenStat != kNoId ? driftRate(payer, p, slot) : 0;
+      if (to <= bounds.most && rate >= 0)
+        wake = driftReaches(payer, p, rate, amount, to);
+    }
+  }
+  if (wake < 0)
+    return;
+  // Never the tick it is: a drift's rounding can't hold a pass here.
+  wake = std::max(wake, (now_ + 1) * tickTime_);
+  autoWakeNext_ = autoWakeNext_ < 0 ? wake : std::min(autoWakeNext_, wake);
+}
+
+// One timer for the soonest wake; a later one already due stands until it
+// fires, and the pass it runs finds the next.
+void World::scheduleAutoWake() {
+  int64_t wake = autoWakeNext_;
+  autoWakeNext_ = -1;
+  if (wake < 0 || (autoWakeAt_ > worldTime() && autoWakeAt_ <= wake))
+    return;
+  autoWakeAt_ = wake;
+  pushTimer({wake, 2, ++seq_, TimerKind::AutoWake, 0, 0, 0});
 }
 
 Outcome World::canAct(Handle a, Id ability, const std::vector<Handle> &targets,

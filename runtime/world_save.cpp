@@ -17,7 +17,7 @@ namespace {
 
 constexpr char kSaveMagic[8] = {'L', 'E', 'D', 'G', 'S', 'A', 'V', 'E'};
 // Raised whenever a field is added to what a save holds.
-constexpr uint32_t kSaveFormat = 3;
+constexpr uint32_t kSaveFormat = 4;
 
 } // namespace
 
@@ -64,6 +64,7 @@ template <typename IO> void World::walkSave(IO &io) {
   io.each(clocks_, [&](Clock &c) { io.pods(c.anchorWorld, c.anchorClock, c.rate); });
   io.vec(autoActors_);
   io.each(autoFired_, [&](std::pair<uint64_t, int64_t> &fired) { io.pods(fired.first, fired.second); });
+  io.pod(autoWakeAt_);
   io.vec(freeInsts_);
   io.vec(vars_);
   io.vec(captured_);
@@ -204,7 +205,8 @@ bool World::saveHolds(std::string &why) const {
   for (const Timer &tm : timers_) {
     bool fits = tm.kind == TimerKind::PoolBound ? tm.rule < valueCount_
                 : tm.kind == TimerKind::Every   ? tm.rule < t_->rules.size()
-                                                : tm.kind == TimerKind::Expire;
+                                                : tm.kind == TimerKind::Expire ||
+                                                    tm.kind == TimerKind::AutoWake;
     // An every rule's timer of an instance still held is one of its effect's.
     if (const Instance *in = tm.kind == TimerKind::Every ? instance(tm.instance) : nullptr) {
       const pack::Effect &ef = t_->effects[in->effect];

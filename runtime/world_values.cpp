@@ -792,6 +792,29 @@ int64_t World::poolClock(Handle a, Id pool) const {
   return clockNow(a, clockOfStat(t_->timeStat));
 }
 
+// The world time a pool's drift brings it from `amount` to `to` (up with a
+// positive regen or a refill, down with a negative regen), or -1 where it
+// never does. `rate` is a regen's drift a period, as driftRate reads it.
+int64_t World::driftReaches(Handle a, Id p, int64_t rate, int64_t amount, int64_t to) {
+  const pack::Value &v = t_->values[p];
+  int64_t at = poolClock(a, p), due = -1;
+  if (v.regenStat != kNoId && v.regenPeriod > 0) {
+    int64_t gap = rate > 0 ? to - amount : rate < 0 ? amount - to : 0;
+    if (rate != 0 && gap > 0) {
+      __int128 need = (__int128(gap) * v.regenPeriod + (rate > 0 ? rate : -rate) - 1) /
+                      (rate > 0 ? rate : -rate);
+      due = at + int64_t(need);
+    }
+  } else if (v.refillAmount > 0 && amount < to) {
+    int64_t steps = (to - amount + v.refillAmount - 1) / v.refillAmount;
+    due = (at / v.refillPeriod + steps) * v.refillPeriod;
+  }
+  int32_t clock = v.clockWorld || t_->timeStat == kNoId ? -1 : clockOfStat(t_->timeStat);
+  return due < 0     ? -1
+         : clock < 0 ? actor(a)->madeAt * tickTime_ + due
+                     : worldDue(a, clock, due);
+}
+
 // Where a pool's drift will reach a bound, a timer at that tick: the Filled
 // or the Depleted comes on the tick it crosses, nothing polled meanwhile.
 void World::schedulePoolBounds(Handle a) {
@@ -802,26 +825,13 @@ void World::schedulePoolBounds(Handle a) {
     size_t i = size_t(ai) * valueCount_ + p;
     if (!hasPool_[i])
       continue;
-    const pack::Value &v = t_->values[p];
     PoolBounds bounds = poolBounds(a, p);
-    int64_t amount = poolNowWithin(a, p, i, bounds), least = bounds.least, most = bounds.most;
-    int64_t at = poolClock(a, p), due = -1;
-    if (v.regenStat != kNoId && v.regenPeriod > 0) {
-      int64_t rate = driftRate(a, p, i); // a period's drift
-      int64_t gap = rate > 0 ? most - amount : rate < 0 ? amount - least : 0;
-      if (rate != 0 && gap > 0 && most != INT64_MAX) {
-        __int128 need = (__int128(gap) * v.regenPeriod + (rate > 0 ? rate : -rate) - 1) /
-                        (rate > 0 ? rate : -rate);
-        due = at + int64_t(need);
-      }
-    } else if (v.refillAmount > 0 && amount < most && most != INT64_MAX) {
-      int64_t steps = (most - amount + v.refillAmount - 1) / v.refillAmount;
-      due = (at / v.refillPeriod + steps) * v.refillPeriod;
+    int64_t amount = poolNowWithin(a, p, i, bounds);
+    int64_t worldAt = -1;
+    if (bounds.most != INT64_MAX) {
+      int64_t rate = t_->values[p].regenStat != kNoId ? driftRate(a, p, i) : 0;
+      worldAt = driftReaches(a, p, rate, amount, rate < 0 ? bounds.least : bounds.most);
     }
-    int32_t clock = v.clockWorld || t_->timeStat == kNoId ? -1 : clockOfStat(t_->timeStat);
-    int64_t worldAt = due < 0     ? -1
-                      : clock < 0 ? actor(a)->madeAt * tickTime_ + due
-                                  : worldDue(a, clock, due);
     // A crossing already due then stands; any other is replaced.
     if (poolDue_[i] == worldAt)
       continue;

@@ -587,6 +587,10 @@ PackIndex indexPack(const pack::Tables &t) {
     const pack::Effect &ef = t.effects[e];
     ix.inert[e] = ef.modifierCount == 0 && !ef.suspendsAll && ef.overrideCount == 0;
   }
+  ix.blocksByVar.assign(t.effects.size(), 0);
+  for (Id e = 0; e < t.effects.size(); ++e)
+    for (uint32_t b = 0; b < t.effects[e].blockCount; ++b)
+      ix.blocksByVar[e] |= t.blocks[t.effects[e].blocksBegin + b].havingVar != kNoId;
   ix.termsReadSource.assign(t.effects.size(), 0);
   for (Id e = 0; e < t.effects.size(); ++e) {
     const pack::Effect &ef = t.effects[e];

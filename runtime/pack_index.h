@@ -83,6 +83,9 @@ struct PackIndex {
   // refused is tried again on the next tick (by ability).
   std::vector<uint8_t> movesWithTime;
   std::vector<uint8_t> checkReadsTime;
+  // Effects blocking by a var of theirs (having self.VAR): by effect. Their
+  // steps setting it wake their holder's autos.
+  std::vector<uint8_t> blocksByVar;
   // Effects with a live term reading the instance's source: by effect.
   std::vector<uint8_t> termsReadSource;
   // Effects none of whose instances moves a value: no modifier, suspension

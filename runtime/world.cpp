@@ -455,12 +455,19 @@ int32_t World::runSteps(Id body, Frame &f) {
   // Whose rule runs: an effect's (its instance's) or an ability's (its
   // Activate in hand), named by a fault it sets off.
   Id ruleName = rulesName_;
-  if (const Instance *in = f.instance ? instance(f.instance) : nullptr)
+  Handle blockerHolder = 0;
+  if (const Instance *in = f.instance ? instance(f.instance) : nullptr) {
     rulesName_ = t_->effects[in->effect].name;
-  else if (f.propsEvent >= 0 && events_[size_t(f.propsEvent)].ability != kNoId)
+    if (ix_->blocksByVar[in->effect])
+      blockerHolder = in->holder;
+  } else if (f.propsEvent >= 0 && events_[size_t(f.propsEvent)].ability != kNoId) {
     rulesName_ = t_->abilities[events_[size_t(f.propsEvent)].ability].name;
+  }
   int32_t r = pack_->steps(body, &f.c);
   rulesName_ = ruleName;
+  // A var the steps set (self.VAR, in place) may be what blocked an auto.
+  if (blockerHolder)
+    wakeAutos(blockerHolder);
   f.c.locals = saved;
   localTop_ = top;
   return r;

@@ -604,7 +604,11 @@ private:
   void setProp(Event &e, Id prop, int64_t v);
   void runAutos();
   // grantedBy: the instance whose grant it is, 0 for its archetype's.
-  bool tryAuto(Handle actor, const pack::AutoGrant &grant, Handle grantedBy = 0);
+  enum class AutoTry : uint8_t { Fired, Refused, RefusedByHolder };
+  AutoTry tryAuto(Handle actor, const pack::AutoGrant &grant, Handle grantedBy = 0);
+  void addAutoActor(Handle actor);
+  void wakeAutos(Handle actor);
+  void listAutosFromSave();
   void wakeAutosBy(const pack::AutoGrant &grant, const Outcome &refusal);
   void scheduleAutoWake();
   Refusal castAbility(Frame *parent, Handle caster, Id ability, const std::vector<Handle> &targets,
@@ -709,12 +713,24 @@ private:
       touched_.push_back(a);
     }
   }
-  std::vector<Handle> autoActors_; // actors that may hold an auto grant
-  std::vector<std::pair<uint64_t, int64_t>> autoFired_; // (actor index, ability) key, the tick it last went off
+  std::vector<Handle> autoActors_; // actors that may hold an auto grant, in the order they came to
+  // By (actor index, ability) key, sorted: the tick each auto last went off.
+  std::vector<std::pair<uint64_t, int64_t>> autoFired_;
   // The world time the autos are next tried with no moment ending then
   // (-1 none), and the soonest the pass trying them now has found.
   int64_t autoWakeAt_ = -1;
   int64_t autoWakeNext_ = -1;
+  // By actor index: asleep, every auto it holds refused by what reads it
+  // alone, and it unchanged since; awake, tried as each moment ends (listed
+  // in autoAwake_). Its rank is its place in autoActors_. None is saved: a
+  // restored world's autos start awake.
+  enum : uint8_t { kNotAuto, kAutoAwake, kAutoAsleep };
+  static constexpr uint32_t kNoPass = UINT32_MAX;
+  std::vector<uint8_t> autoState_;
+  std::vector<uint32_t> autoRank_;
+  std::vector<uint32_t> autoAwake_;
+  std::vector<uint32_t> autoPass_; // the pass under way: a heap by rank
+  uint32_t passRank_ = kNoPass;    // the rank the pass under way has reached
   bool inAutos_ = false;  // actors whose clocks may have changed rate this moment
   std::vector<uint32_t> freeInsts_;
   std::vector<int64_t> vars_;

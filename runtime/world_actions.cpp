@@ -335,7 +335,7 @@ Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32
     pools_[slot] = clampPool(h, pool, pools_[slot] + rise);
   }
   if (arch.autoCount)
-    autoActors_.push_back(h);
+    addAutoActor(h);
   markTouched(h);
   uint32_t ce = newEvent(Id(BuiltinEvent::Create), h, creator, creator ? creator : h, chain);
   addTags(events_[ce].tags, arch.tags);
@@ -610,6 +610,9 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
     if (!in)
       return LEDGER_GO;
     const pack::Effect &ef = t_->effects[in->effect];
+    // A var may be what blocks an auto of its holder's.
+    if (ix_->blocksByVar[in->effect])
+      wakeAutos(in->holder);
     for (uint32_t v = 0; v < ef.varCount; ++v)
       if (t_->vars[ef.varsBegin + v].name == a.a) {
         int64_t &var = vars_[in->varsAt + v];

@@ -191,8 +191,8 @@ uint32_t World::newInstance(Event &e, uint32_t eventIndex) {
     ++shapeEpoch_; // its tags and its suspension count from here
   if (ix_->wideEffect[e.effect])
     wide_.push_back(i);
-  if (ef.autoCount && std::find(autoActors_.begin(), autoActors_.end(), e.subject) == autoActors_.end())
-    autoActors_.push_back(e.subject);
+  if (ef.autoCount)
+    addAutoActor(e.subject);
   // Vars: given, else their formula, read as the instance goes on, its
   // Apply in hand.
   Frame f = frameFor(i, int64_t(eventIndex), e.chain);

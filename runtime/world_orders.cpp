@@ -345,59 +345,132 @@ int64_t World::price(Handle payer, Id pool, int64_t amount, Handle caster, Id ab
 // until a moment ends, or until time alone can have changed what refused it
 // (reading 138).
 void World::runAutos() {
-  if (inAutos_ || autoActors_.empty())
+  if (inAutos_ || autoAwake_.empty())
     return;
   inAutos_ = true;
   autoWakeNext_ = -1;
+  // Each pass tries the awake in the order they came to hold autos; one an
+  // auto going off wakes is tried in this pass if it comes later, else in
+  // the next, as a pass over them all would.
+  auto later = [&](uint32_t x, uint32_t y) { return autoRank_[x] > autoRank_[y]; };
   for (bool fired = true; fired;) {
     fired = false;
-    size_t kept = 0;
-    for (size_t i = 0; i < autoActors_.size(); ++i) {
-      Handle a = autoActors_[i];
+    autoPass_.swap(autoAwake_);
+    autoAwake_.clear();
+    std::make_heap(autoPass_.begin(), autoPass_.end(), later);
+    while (!autoPass_.empty()) {
+      std::pop_heap(autoPass_.begin(), autoPass_.end(), later);
+      uint32_t ai = autoPass_.back();
+      autoPass_.pop_back();
+      passRank_ = autoRank_[ai];
+      if (!actors_[ai].live) {
+        autoState_[ai] = kNotAuto;
+        continue;
+      }
+      Handle a = handle(ai, actors_[ai].gen);
+      // Asleep until its holder changes: every auto it holds refused by
+      // what reads it alone (its grant, blocks, cooldown, its fall).
+      bool sleeps = true;
+      if (!actors_[ai].fallen) {
+        const pack::Archetype &arch = t_->archetypes[actors_[ai].archetype];
+        bool suspended = false;
+        for (uint32_t k : held_[ai])
+          suspended |= t_->effects[insts_[k].effect].suspendsAll;
+        auto tried = [&](AutoTry result) {
+          fired |= result == AutoTry::Fired;
+          sleeps &= result == AutoTry::RefusedByHolder;
+        };
+        if (!suspended)
+          for (uint32_t g = 0; g < arch.autoCount && alive(a); ++g)
+            tried(tryAuto(a, t_->autos[arch.autosBegin + g]));
+        // A copy: an auto going off may change what it holds.
+        Scratch<uint32_t> list(scratchIds_);
+        list->assign(held_[ai].begin(), held_[ai].end());
+        for (uint32_t k : *list)
+          if (insts_[k].live && working(k)) {
+            const pack::Effect &ef = t_->effects[insts_[k].effect];
+            for (uint32_t g = 0; g < ef.autoCount && alive(a); ++g)
+              tried(tryAuto(a, t_->autos[ef.autosBegin + g], instanceHandle(k)));
+          }
+      }
       if (!alive(a))
-        continue;
-      autoActors_[kept++] = a;
-      const Actor *ac = actor(a);
-      if (ac->fallen)
-        continue;
-      const pack::Archetype &arch = t_->archetypes[ac->archetype];
-      bool suspended = false;
-      for (uint32_t k : held_[indexOf(a)])
-        suspended |= t_->effects[insts_[k].effect].suspendsAll;
-      if (!suspended)
-        for (uint32_t g = 0; g < arch.autoCount; ++g)
-          fired |= tryAuto(a, t_->autos[arch.autosBegin + g]);
-      // A copy: an auto going off may change what it holds.
-      Scratch<uint32_t> list(scratchIds_);
-      list->assign(held_[indexOf(a)].begin(), held_[indexOf(a)].end());
-      for (uint32_t k : *list)
-        if (insts_[k].live && working(k)) {
-          const pack::Effect &ef = t_->effects[insts_[k].effect];
-          for (uint32_t g = 0; g < ef.autoCount; ++g)
-            fired |= alive(a) && tryAuto(a, t_->autos[ef.autosBegin + g], instanceHandle(k));
-        }
+        autoState_[ai] = kNotAuto;
+      else if (sleeps)
+        autoState_[ai] = kAutoAsleep;
+      else
+        autoAwake_.push_back(ai);
     }
-    autoActors_.resize(kept);
+    passRank_ = kNoPass;
   }
   inAutos_ = false;
   scheduleAutoWake();
 }
 
-bool World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle grantedBy) {
+// An actor coming to hold autos: tried as the moment ends.
+void World::addAutoActor(Handle a) {
+  uint32_t ai = indexOf(a);
+  if (ai >= autoState_.size()) {
+    autoState_.resize(actors_.size(), kNotAuto);
+    autoRank_.resize(actors_.size(), 0);
+  }
+  if (autoState_[ai] != kNotAuto)
+    return;
+  autoRank_[ai] = uint32_t(autoActors_.size());
+  autoActors_.push_back(a);
+  autoState_[ai] = kAutoAsleep;
+  wakeAutos(a);
+}
+
+// An auto actor changing wakes its autos: what refused them may have moved.
+void World::wakeAutos(Handle a) {
+  uint32_t ai = indexOf(a);
+  if (ai >= autoState_.size() || autoState_[ai] != kAutoAsleep)
+    return;
+  autoState_[ai] = kAutoAwake;
+  if (passRank_ != kNoPass && autoRank_[ai] > passRank_) {
+    autoPass_.push_back(ai);
+    std::push_heap(autoPass_.begin(), autoPass_.end(),
+                   [&](uint32_t x, uint32_t y) { return autoRank_[x] > autoRank_[y]; });
+  } else {
+    autoAwake_.push_back(ai);
+  }
+}
+
+// A restored world's auto actors, all awake: those that would be refused
+// sleep again as the next moment ends.
+void World::listAutosFromSave() {
+  std::sort(autoFired_.begin(), autoFired_.end());
+  autoState_.assign(actors_.size(), kNotAuto);
+  autoRank_.assign(actors_.size(), 0);
+  autoAwake_.clear();
+  for (size_t p = 0; p < autoActors_.size(); ++p) {
+    Handle a = autoActors_[p];
+    if (!alive(a))
+      continue;
+    autoRank_[indexOf(a)] = uint32_t(p);
+    autoState_[indexOf(a)] = kAutoAwake;
+    autoAwake_.push_back(indexOf(a));
+  }
+}
+
+World::AutoTry World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle grantedBy) {
   uint64_t key = (uint64_t(indexOf(a)) << 32) | grant.ability;
   const pack::Ability &ab = t_->abilities[grant.ability];
   if (ab.target == pack::TargetKind::Many)
-    return false; // an auto takes one target it accepts
+    return AutoTry::RefusedByHolder; // an auto takes one target it accepts
   // An effect's auto is checked against that effect's grant.
   Id usingEffect = grantedBy ? insts_[indexOf(grantedBy)].effect : kNoId;
   // What reads no target refuses it once, not once for each candidate.
   Handle granting = 0;
   if (Outcome o = checkCaster(a, grant.ability, false, false, usingEffect, granting); !o.ok())
-    return false;
+    return AutoTry::RefusedByHolder;
   // Candidates in actor order, then by the grant's keys, ties to the lower
-  // number; one taking no target tries once.
+  // number; one taking no target tries once. With no keys, actor order is
+  // the ranking: they are tried as they come, none listed.
+  bool targeted = ab.target == pack::TargetKind::One;
+  bool ranked = targeted && grant.keyCount > 0;
   Scratch<int64_t> candidates(scratchHandles_);
-  if (ab.target == pack::TargetKind::One) {
+  if (ranked) {
     for (uint32_t i = 0; i < actors_.size(); ++i)
       if (actors_[i].live && !actors_[i].fallen)
         candidates->push_back(handle(i, actors_[i].gen));
@@ -406,35 +479,40 @@ bool World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle grantedBy) {
     f.roots[LEDGER_SLOT_CREDIT] = a;
     rank(f, grant.keysBegin, grant.keyCount, *candidates);
   }
-  size_t tries = ab.target == pack::TargetKind::One ? candidates->size() : 1;
+  size_t tries = ranked ? candidates->size() : targeted ? actors_.size() : 1;
   Scratch<int64_t> targets(scratchHandles_);
   for (size_t i = 0; i < tries; ++i) {
     targets->clear();
-    if (ab.target == pack::TargetKind::One)
+    if (ranked) {
       targets->push_back((*candidates)[i]);
+    } else if (targeted) {
+      if (!actors_[i].live || actors_[i].fallen)
+        continue;
+      targets->push_back(handle(uint32_t(i), actors_[i].gen));
+    }
     Outcome checked = check(a, grant.ability, *targets, false, false, false, {}, nullptr, true, usingEffect);
     if (!checked.ok()) {
       wakeAutosBy(grant, checked);
       continue;
     }
     // Once a tick: one that went off this tick goes off again on the next.
-    auto fired = std::find_if(autoFired_.begin(), autoFired_.end(),
-                              [&](const auto &entry) { return entry.first == key; });
-    if (fired != autoFired_.end() && fired->second == now_) {
+    auto fired = std::lower_bound(autoFired_.begin(), autoFired_.end(), std::pair{key, INT64_MIN});
+    bool known = fired != autoFired_.end() && fired->first == key;
+    if (known && fired->second == now_) {
       autoWakeNext_ = autoWakeNext_ < 0 ? (now_ + 1) * tickTime_
                                         : std::min(autoWakeNext_, (now_ + 1) * tickTime_);
-      return false;
+      return AutoTry::Refused;
     }
-    if (fired != autoFired_.end())
+    if (known)
       fired->second = now_;
     else
-      autoFired_.push_back({key, now_});
+      autoFired_.insert(fired, {key, now_});
     beginMoment();
     castAbility(nullptr, a, grant.ability, *targets, {}, false, false, 0, ++chains_, grantedBy);
     endMoment();
-    return true;
+    return AutoTry::Fired;
   }
-  return false;
+  return AutoTry::Refused;
 }
 
 // What time alone may change of an auto's refusal: a price its payer's

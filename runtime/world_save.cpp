@@ -126,6 +126,7 @@ std::optional<World> World::loadSave(const Pack &pack, std::string_view bytes, s
   if (!world.saveHolds(why))
     return std::nullopt;
   world.listReadersFromSave();
+  world.listAutosFromSave();
   return world;
 }
 

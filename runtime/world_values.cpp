@@ -677,6 +677,7 @@ void World::listReadersFromSave() {
 }
 
 void World::touch(Handle a) {
+  wakeAutos(a);
   settlePools(a);
   watchBounds(a);
   if (!ix_->linkBounds.empty())
@@ -751,6 +752,7 @@ void World::reachBounds(Handle source, Handle credit, uint32_t chain) {
 }
 
 void World::touchFor(Handle a, Id effect) {
+  wakeAutos(a);
   if (ix_->inert[effect] && !ix_->poolsReadWorld) {
     ++epoch_;
     if (Actor *ac = actor(a); ac && t_->effects[effect].tags)

@@ -607,7 +607,13 @@ private:
   enum class AutoTry : uint8_t { Fired, Refused, RefusedByHolder };
   AutoTry tryAuto(Handle actor, const pack::AutoGrant &grant, Handle grantedBy = 0);
   void addAutoActor(Handle actor);
-  void wakeAutos(Handle actor);
+  // An auto actor changing wakes its autos: what refused them may have moved.
+  void wakeAutos(Handle actor) {
+    uint32_t ai = indexOf(actor);
+    if (ai < autoState_.size() && autoState_[ai] == kAutoAsleep)
+      wakeAsleep(ai);
+  }
+  void wakeAsleep(uint32_t actorIndex);
   void listAutosFromSave();
   void wakeAutosBy(const pack::AutoGrant &grant, const Outcome &refusal);
   void scheduleAutoWake();

@@ -421,11 +421,9 @@ void World::addAutoActor(Handle a) {
   wakeAutos(a);
 }
 
-// An auto actor changing wakes its autos: what refused them may have moved.
-void World::wakeAutos(Handle a) {
-  uint32_t ai = indexOf(a);
-  if (ai >= autoState_.size() || autoState_[ai] != kAutoAsleep)
-    return;
+// An auto actor asleep woken: tried in the pass under way if it comes later
+// in it, else as the next pass or moment ends.
+void World::wakeAsleep(uint32_t ai) {
   autoState_[ai] = kAutoAwake;
   if (passRank_ != kNoPass && autoRank_[ai] > passRank_) {
     autoPass_.push_back(ai);

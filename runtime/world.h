@@ -590,6 +590,9 @@ private:
   void rank(Frame &f, uint32_t keysBegin, uint32_t keyCount, std::vector<int64_t> &found);
   Outcome checkCaster(Handle actor, Id ability, bool forCast, bool noCooldown, Id usingEffect,
                       Handle &grant);
+  bool clauseTakes(Handle caster, const pack::Ability &ab, Handle target);
+  Outcome checkOrder(Handle actor, Id ability, const std::vector<Handle> &targets, bool free,
+                     const Given &given, const Frame *parent, bool targetsNamed, Handle grant);
   Outcome check(Handle actor, Id ability, const std::vector<Handle> &targets, bool forCast,
                 bool free, bool noCooldown, const Given &given, const Frame *parent,
                 bool targetsNamed = true, Id usingEffect = pack::kNoId);
@@ -604,7 +607,7 @@ private:
   void setProp(Event &e, Id prop, int64_t v);
   void runAutos();
   // grantedBy: the instance whose grant it is, 0 for its archetype's.
-  enum class AutoTry : uint8_t { Fired, Refused, RefusedByHolder };
+  enum class AutoTry : uint8_t { Fired, Refused, RefusedByHolder, RefusedByClause };
   AutoTry tryAuto(Handle actor, const pack::AutoGrant &grant, Handle grantedBy = 0);
   void addAutoActor(Handle actor);
   // An auto actor changing wakes its autos: what refused them may have moved.
@@ -614,6 +617,15 @@ private:
       wakeAsleep(ai);
   }
   void wakeAsleep(uint32_t actorIndex);
+  void wakeOnShape();
+  bool mayTake(Handle sleeper, Handle moved);
+  // Who is in play, their sides or tags moved, at `a` (0: anyone's, a
+  // global link): a count reads afresh, an auto waiting on a target looks.
+  void shapeMoved(Handle a) {
+    ++shapeEpoch_;
+    if (!shapeSleepers_.empty())
+      shapeMovedAt_.push_back(a);
+  }
   void listAutosFromSave();
   void wakeAutosBy(const pack::AutoGrant &grant, const Outcome &refusal);
   void scheduleAutoWake();
@@ -737,7 +749,11 @@ private:
   std::vector<uint32_t> autoAwake_;
   std::vector<uint32_t> autoPass_; // the pass under way: a heap by rank
   uint32_t passRank_ = kNoPass;    // the rank the pass under way has reached
-  bool inAutos_ = false;  // actors whose clocks may have changed rate this moment
+  // Those asleep on their target clause too, and the shapeEpoch_ they read.
+  std::vector<uint32_t> shapeSleepers_;
+  std::vector<Handle> shapeMovedAt_; // since they last looked
+  uint64_t shapeSeen_ = 0;
+  bool inAutos_ = false; // the autos are being tried: one going off tries none again
   std::vector<uint32_t> freeInsts_;
   std::vector<int64_t> vars_;
   std::vector<int64_t> captured_;

@@ -216,7 +216,7 @@ Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32
   a.archetype = archetype;
   a.live = true;
   a.madeAt = now_;
-  ++shapeEpoch_; // in play from here; again once its links are set
+  shapeMoved(handle(i, a.gen)); // in play from here; again once its links are set
   if (covering_ && archetype != kNoId)
     ++coverage_.made[archetype];
   Handle h = handle(i, a.gen);
@@ -279,7 +279,7 @@ Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32
   if (!worldReaders_.empty() && worldReaders_.back() == i)
     listReader(i);
   ++epoch_;
-  ++shapeEpoch_;
+  shapeMoved(h);
   for (uint32_t p = 0; p < arch.poolCount; ++p) {
     Id pool = t_->idLists[arch.poolsBegin + p];
     size_t slot = size_t(i) * valueCount_ + pool;
@@ -356,7 +356,7 @@ void World::destroyActor(Handle h, uint32_t chain) {
   // hears it.
   actor(h)->live = false;
   ++epoch_;
-  ++shapeEpoch_;
+  shapeMoved(h);
   Scratch<uint32_t> list(scratchIds_);
   list->assign(held_[indexOf(h)].begin(), held_[indexOf(h)].end());
   for (uint32_t i : *list)
@@ -662,7 +662,7 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
       touch(t);
       ac->fallen = false;
       ++epoch_;
-      ++shapeEpoch_;
+      shapeMoved(t);
       Id pool = kNoId;
       for (uint32_t i : held_[indexOf(t)])
         if (t_->effects[insts_[i].effect].fallsPool != kNoId)
@@ -752,7 +752,7 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
         watchReadersOf(0);
       globals_[a.a] = to;
       ++epoch_;
-      ++shapeEpoch_;
+      shapeMoved(0);
       ++globalsEpoch_;
       return LEDGER_GO;
     }
@@ -760,7 +760,7 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
       if (actor(t)) {
         touch(t);
         links_[size_t(indexOf(t)) * t_->links.size() + a.a] = to;
-        ++shapeEpoch_;
+        shapeMoved(t);
       }
     return LEDGER_GO;
   }

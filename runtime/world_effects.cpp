@@ -188,7 +188,7 @@ uint32_t World::newInstance(Event &e, uint32_t eventIndex) {
   if (ef.suspendsAll)
     ++suspenders_[indexOf(e.subject)];
   if (ix_->shapesCounts[e.effect])
-    ++shapeEpoch_; // its tags and its suspension count from here
+    shapeMoved(e.subject); // its tags and its suspension count from here
   if (ix_->wideEffect[e.effect])
     wide_.push_back(i);
   if (ef.autoCount)
@@ -228,7 +228,7 @@ uint32_t World::newInstance(Event &e, uint32_t eventIndex) {
     overridden_[size_t(indexOf(e.subject)) * t_->links.size() + lo.link] = instanceHandle(i);
   }
   if (ef.overrideCount)
-    ++shapeEpoch_; // and the links it overrides
+    shapeMoved(e.subject); // and the links it overrides
   uint32_t every = 0;
   for (uint32_t r = 0; r < ef.ruleCount; ++r) {
     const pack::Rule &rule = t_->rules[ef.rulesBegin + r];
@@ -542,7 +542,7 @@ void World::endInstance(uint32_t inst, Id endTag, uint32_t chain) {
   freeInsts_.push_back(inst);
   ++epoch_;
   if (ix_->shapesCounts[still.effect])
-    ++shapeEpoch_;
+    shapeMoved(holder);
   if (Actor *ac = actor(holder)) {
     if (!ix_->inert[still.effect])
       ++ac->epoch;

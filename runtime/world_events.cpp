@@ -370,7 +370,7 @@ void World::dieOrFall(uint32_t ei) {
       touch(a);
       actor(a)->fallen = true;
       ++epoch_;
-      ++shapeEpoch_;
+      shapeMoved(a);
       if (ef.fallsEvent != kNoId) {
         uint32_t d = newEvent(ef.fallsEvent, a, e.source, e.credit, e.chain);
         raiseEvent(d);

@@ -22,6 +22,19 @@ Outcome refused(Refusal r, std::string text = {}) {
 }
 } // namespace
 
+// Whether an ability's target clause takes an actor, said as no refusal:
+// an auto looking through the actors in play asks it of each.
+bool World::clauseTakes(Handle caster, const pack::Ability &ab, Handle t) {
+  if (!alive(t) || (ab.side == pack::Side::Enemy && !enemies(t, caster)) ||
+      (ab.side == pack::Side::Ally && !allies(t, caster)))
+    return false;
+  if (!ab.targetHaving && !ab.targetUnless)
+    return true;
+  TagBits tb = tagsOf(t);
+  return (!ab.targetHaving || carriesAll(tb, ab.targetHaving)) &&
+         (!ab.targetUnless || !carriesAny(tb, ab.targetUnless));
+}
+
 // The checks of an order that read no target: the actor, its grant (the
 // instance granting it, into `grant`), what blocks it, its cooldown.
 Outcome World::checkCaster(Handle a, Id ability, bool forCast, bool noCooldown, Id usingEffect,
@@ -56,6 +69,14 @@ Outcome World::check(Handle a, Id ability, const std::vector<Handle> &targets, b
   Handle grant = 0;
   if (Outcome o = checkCaster(a, ability, forCast, noCooldown, usingEffect, grant); !o.ok())
     return o;
+  return checkOrder(a, ability, targets, free, given, parent, targetsNamed, grant);
+}
+
+// The checks of an order past its caster's: its targets, its requirements,
+// its costs; `grant` the instance granting it, as checkCaster found.
+Outcome World::checkOrder(Handle a, Id ability, const std::vector<Handle> &targets, bool free,
+                          const Given &given, const Frame *parent, bool targetsNamed,
+                          Handle grant) {
   const pack::Ability &ab = t_->abilities[ability];
   // Its target clause.
   auto clauseWords = [&](const char *word, pack::TagSet set) {
@@ -345,7 +366,10 @@ int64_t World::price(Handle payer, Id pool, int64_t amount, Handle caster, Id ab
 // until a moment ends, or until time alone can have changed what refused it
 // (reading 138).
 void World::runAutos() {
-  if (inAutos_ || autoAwake_.empty())
+  if (inAutos_)
+    return;
+  wakeOnShape();
+  if (autoAwake_.empty())
     return;
   inAutos_ = true;
   autoWakeNext_ = -1;
@@ -369,8 +393,9 @@ void World::runAutos() {
       }
       Handle a = handle(ai, actors_[ai].gen);
       // Asleep until its holder changes: every auto it holds refused by
-      // what reads it alone (its grant, blocks, cooldown, its fall).
-      bool sleeps = true;
+      // what reads it alone (its grant, blocks, cooldown, its fall), or by
+      // its target clause, which wakes it too as who is in play moves.
+      bool sleeps = true, onShape = false;
       if (!actors_[ai].fallen) {
         const pack::Archetype &arch = t_->archetypes[actors_[ai].archetype];
         bool suspended = false;
@@ -378,7 +403,8 @@ void World::runAutos() {
           suspended |= t_->effects[insts_[k].effect].suspendsAll;
         auto tried = [&](AutoTry result) {
           fired |= result == AutoTry::Fired;
-          sleeps &= result == AutoTry::RefusedByHolder;
+          sleeps &= result == AutoTry::RefusedByHolder || result == AutoTry::RefusedByClause;
+          onShape |= result == AutoTry::RefusedByClause;
         };
         if (!suspended)
           for (uint32_t g = 0; g < arch.autoCount && alive(a); ++g)
@@ -393,12 +419,16 @@ void World::runAutos() {
               tried(tryAuto(a, t_->autos[ef.autosBegin + g], instanceHandle(k)));
           }
       }
-      if (!alive(a))
+      if (!alive(a)) {
         autoState_[ai] = kNotAuto;
-      else if (sleeps)
+      } else if (sleeps) {
         autoState_[ai] = kAutoAsleep;
-      else
+        if (onShape)
+          shapeSleepers_.push_back(ai);
+      } else {
         autoAwake_.push_back(ai);
+      }
+      wakeOnShape();
     }
     passRank_ = kNoPass;
   }
@@ -432,6 +462,52 @@ void World::wakeAsleep(uint32_t ai) {
   } else {
     autoAwake_.push_back(ai);
   }
+}
+
+// Who is in play, their sides or tags moved: the autos waiting on a target
+// their clause accepts wake.
+void World::wakeOnShape() {
+  if (shapeSeen_ == shapeEpoch_)
+    return;
+  shapeSeen_ = shapeEpoch_;
+  bool anyone = std::find(shapeMovedAt_.begin(), shapeMovedAt_.end(), 0) != shapeMovedAt_.end();
+  size_t kept = 0;
+  for (uint32_t ai : shapeSleepers_) {
+    if (autoState_[ai] != kAutoAsleep || !actors_[ai].live)
+      continue; // woken otherwise, or gone
+    Handle sleeper = handle(ai, actors_[ai].gen);
+    bool wakes = anyone;
+    for (size_t m = 0; m < shapeMovedAt_.size() && !wakes; ++m)
+      wakes = shapeMovedAt_[m] == sleeper || mayTake(sleeper, shapeMovedAt_[m]);
+    if (wakes)
+      wakeAsleep(ai);
+    else
+      shapeSleepers_[kept++] = ai;
+  }
+  shapeSleepers_.resize(kept);
+  shapeMovedAt_.clear();
+}
+
+// Whether a target clause of one of the sleeper's autos takes the actor
+// that moved: only then can the sleeper find a target it didn't.
+bool World::mayTake(Handle sleeper, Handle moved) {
+  if (!alive(moved) || actor(moved)->fallen)
+    return false;
+  auto takes = [&](const pack::AutoGrant &grant) {
+    const pack::Ability &ab = t_->abilities[grant.ability];
+    return ab.target == pack::TargetKind::One && clauseTakes(sleeper, ab, moved);
+  };
+  const pack::Archetype &arch = t_->archetypes[actor(sleeper)->archetype];
+  for (uint32_t g = 0; g < arch.autoCount; ++g)
+    if (takes(t_->autos[arch.autosBegin + g]))
+      return true;
+  for (uint32_t k : held_[indexOf(sleeper)]) {
+    const pack::Effect &ef = t_->effects[insts_[k].effect];
+    for (uint32_t g = 0; g < ef.autoCount; ++g)
+      if (takes(t_->autos[ef.autosBegin + g]))
+        return true;
+  }
+  return false;
 }
 
 // A restored world's auto actors, all awake: those that would be refused
@@ -478,6 +554,9 @@ World::AutoTry World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle gra
     rank(f, grant.keysBegin, grant.keyCount, *candidates);
   }
   size_t tries = ranked ? candidates->size() : targeted ? actors_.size() : 1;
+  // Every actor in play refused by its target clause: it waits on who is in
+  // play, their sides and their tags.
+  bool byClause = targeted;
   Scratch<int64_t> targets(scratchHandles_);
   for (size_t i = 0; i < tries; ++i) {
     targets->clear();
@@ -488,8 +567,11 @@ World::AutoTry World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle gra
         continue;
       targets->push_back(handle(uint32_t(i), actors_[i].gen));
     }
-    Outcome checked = check(a, grant.ability, *targets, false, false, false, {}, nullptr, true, usingEffect);
+    if (targeted && !clauseTakes(a, ab, targets->front()))
+      continue;
+    Outcome checked = checkOrder(a, grant.ability, *targets, false, {}, nullptr, true, granting);
     if (!checked.ok()) {
+      byClause &= checked.refusal == Refusal::BadTarget;
       wakeAutosBy(grant, checked);
       continue;
     }
@@ -510,7 +592,7 @@ World::AutoTry World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle gra
     endMoment();
     return AutoTry::Fired;
   }
-  return AutoTry::Refused;
+  return byClause ? AutoTry::RefusedByClause : AutoTry::Refused;
 }
 
 // What time alone may change of an auto's refusal: a price its payer's
@@ -740,7 +822,7 @@ Outcome World::link(Handle a, Id l, Handle to) {
     touch(a);
     links_[size_t(indexOf(a)) * t_->links.size() + l] = to;
   }
-  ++shapeEpoch_;
+  shapeMoved(t_->links[l].global ? 0 : a);
   endMoment();
   return {};
 }

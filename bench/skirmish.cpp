@@ -3,7 +3,7 @@
 // one run. See bench/README.md for what it measures and how.
 //
 //   ledger_bench_skirmish [--actors N]... [--seconds S] [--catalog PATH]
-//                         [--whole-second] [--repeat K]
+//                         [--whole-second] [--autos] [--repeat K]
 //                         [--engine reference|compiled|both]
 #include "codegen/codegen.h"
 #include "driver/temp_dir.h"
@@ -59,7 +59,7 @@ int64_t heapBytes() {
 }
 
 struct Ids {
-  Id team, red, blue, strike, side, health;
+  Id team, red, blue, strike, side, health, brawler;
 };
 
 template <typename T>
@@ -81,6 +81,7 @@ Ids idsOf(const ledger::pack::Tables &t) {
   ids.strike = findName(t, t.abilities, "Strike");
   ids.side = findName(t, t.links, "side");
   ids.health = findName(t, t.values, "Health");
+  ids.brawler = findName(t, t.effects, "Brawler");
   return ids;
 }
 
@@ -104,6 +105,7 @@ struct Options {
   int64_t seconds = 60;
   int64_t repeat = 3; // runs of each engine, taken in turn: the ratio is of their medians
   bool wholeSecond = false; // advance(20) once a second instead of advance(1) a tick
+  bool autos = false;       // Strike granted auto (Brawler): no orders, the world alone
   bool reference = true, compiled = true;
   std::string catalog = LEDGER_BENCH_CATALOG;
 };
@@ -141,6 +143,14 @@ Result run(const ledger::rt::Pack &pack, const char *engine, int64_t n, const Op
   r.worldHeap = heapBytes() - heapBefore;
 
   const uint64_t eventsAtStart = world->journalCount();
+  // With autos, each fighter strikes by itself from its Brawler on, timed
+  // with the advances.
+  auto tAutos = Clock::now();
+  if (opt.autos)
+    for (int s = 0; s < 2; ++s)
+      for (Handle h : fighters[s])
+        world->apply(ids.brawler, kOne, h, h, ledger::rt::Lifetime{}, {});
+  Clock::duration autosWall = Clock::now() - tAutos;
   std::vector<Handle> living[2];
   Clock::duration wall{}, actWall{}, advanceWall{};
   for (int64_t second = 0; second < opt.seconds; ++second) {
@@ -155,7 +165,7 @@ Result run(const ledger::rt::Pack &pack, const char *engine, int64_t n, const Op
     // Each living fighter strikes the i-th living foe (wrapping), or the next
     // one still alive if that one fell earlier this second; red and blue take
     // turns giving orders.
-    size_t most = std::max(living[0].size(), living[1].size());
+    size_t most = opt.autos ? 0 : std::max(living[0].size(), living[1].size());
     for (size_t i = 0; i < most; ++i)
       for (int s = 0; s < 2; ++s) {
         if (i >= living[s].size() || living[1 - s].empty())
@@ -189,6 +199,8 @@ Result run(const ledger::rt::Pack &pack, const char *engine, int64_t n, const Op
     actWall += t1 - t0;
     advanceWall += t2 - t1;
   }
+  wall += autosWall;
+  advanceWall += autosWall;
   r.wall = std::chrono::duration<double>(wall).count();
   r.actWall = std::chrono::duration<double>(actWall).count();
   r.advanceWall = std::chrono::duration<double>(advanceWall).count();
@@ -207,7 +219,7 @@ int usage(const char *why) {
   std::fprintf(stderr,
                "ledger_bench_skirmish: %s\n"
                "usage: ledger_bench_skirmish [--actors N]... [--seconds S] [--catalog PATH]\n"
-               "                             [--whole-second] [--repeat K]\n"
+               "                             [--whole-second] [--autos] [--repeat K]\n"
                "                             [--engine reference|compiled|both]\n",
                why);
   return 2;
@@ -229,6 +241,8 @@ int main(int argc, char **argv) {
       opt.repeat = std::atoll(argv[++i]);
     else if (a == "--whole-second")
       opt.wholeSecond = true;
+    else if (a == "--autos")
+      opt.autos = true;
     else if (a == "--engine" && i + 1 < argc) {
       std::string_view e = argv[++i];
       opt.reference = e == "reference" || e == "both";
@@ -283,10 +297,11 @@ int main(int argc, char **argv) {
     reference = ledger::rt::Pack::reference(tables, ledger::eval::evaluator());
   double buildSeconds = std::chrono::duration<double>(Clock::now() - buildStart).count();
 
-  std::printf("skirmish: %s, %lld simulated s at %lld ticks/s, %s; packs built in %.2f s\n",
+  std::printf("skirmish: %s, %lld simulated s at %lld ticks/s, %s, %s; packs built in %.2f s\n",
               opt.catalog.c_str(), (long long)opt.seconds,
               (long long)(tables.unitsPerSecond / (tables.unitsPerTick * 1'000'000)),
-              opt.wholeSecond ? "advance(rate) once a second" : "advance(1) each tick", buildSeconds);
+              opt.wholeSecond ? "advance(rate) once a second" : "advance(1) each tick",
+              opt.autos ? "Strike granted auto" : "Strike ordered", buildSeconds);
   std::printf("%-9s %6s %12s %10s %9s %8s %8s %9s %8s %8s %9s %9s\n", "engine", "N",
               "sim s/wall s", "events/s", "events", "wall s", "order s", "advance s", "RSS B/a",
               "heap B/a", "end RSS B/a", "alive");

@@ -356,6 +356,56 @@ bool readsTime(const pack::Tables &t, Id expr, const std::vector<uint8_t> &moves
   return false;
 }
 
+// Whether a requirement reads only its caster's and its target's own values
+// (a value kept by its holder's own changes), effects and tags, numbers and
+// curves: what only a change to one of those two moves.
+bool readsCasterAndTarget(const pack::Tables &t, const PackIndex &ix, Id expr) {
+  const pack::Expr &e = t.exprs[expr];
+  auto isRole = [&](Id x) {
+    const pack::Expr &r = t.exprs[x];
+    return r.op == pack::ExprOp::Local && (r.imm == LEDGER_SLOT_HOLDER || r.imm == LEDGER_SLOT_TARGET);
+  };
+  switch (e.op) {
+  case pack::ExprOp::Var:
+  case pack::ExprOp::Fold:
+    return false;
+  case pack::ExprOp::Local:
+    return e.imm == LEDGER_SLOT_HOLDER || e.imm == LEDGER_SLOT_TARGET;
+  case pack::ExprOp::Read: {
+    const pack::Read &rd = t.reads[e.imm];
+    switch (rd.op) {
+    case pack::ReadOp::Value:
+    case pack::ReadOp::ValueExcept:
+      return e.argCount == 1 && isRole(t.exprArgs[e.argsBegin]) &&
+             ix.statCache[rd.a] == PackIndex::StatCache::Holder && !ix.movesWithTime[rd.a];
+    case pack::ReadOp::Has:
+    case pack::ReadOp::Stacks:
+    case pack::ReadOp::HighestStacks:
+    case pack::ReadOp::CountEffect:
+    case pack::ReadOp::CountTag:
+      if (e.argCount < 1 || !isRole(t.exprArgs[e.argsBegin]))
+        return false;
+      break;
+    case pack::ReadOp::Curve:
+    case pack::ReadOp::ArchetypeStat:
+      break;
+    default:
+      return false;
+    }
+    break;
+  }
+  default:
+    break;
+  }
+  for (Id k : {e.a, e.b, e.c})
+    if (k != kNoId && !readsCasterAndTarget(t, ix, k))
+      return false;
+  for (uint32_t i = 0; i < e.argCount; ++i)
+    if (!readsCasterAndTarget(t, ix, t.exprArgs[e.argsBegin + i]))
+      return false;
+  return true;
+}
+
 bool bodyReadsTime(const pack::Tables &t, Id body, const std::vector<uint8_t> &moves) {
   return body != kNoId && t.bodies[body].kind == pack::BodyKind::Formula &&
          readsTime(t, t.bodies[body].root, moves);
@@ -364,7 +414,8 @@ bool bodyReadsTime(const pack::Tables &t, Id body, const std::vector<uint8_t> &m
 // What moves between moments, with time alone: a drifting pool, and a value
 // whose bounds, base or terms read one (or an instance's time), followed to
 // the end; then the abilities whose requirements or prices read such a
-// thing, which an auto they refused tries again each tick.
+// thing, which an auto they refused tries again each tick, and those whose
+// requirements wait on their caster and their target alone.
 void findTimedChecks(const pack::Tables &t, PackIndex &ix,
                      const std::vector<std::vector<Id>> &bodies) {
   std::vector<uint8_t> &moves = ix.movesWithTime;
@@ -382,12 +433,20 @@ void findTimedChecks(const pack::Tables &t, PackIndex &ix,
           }
   }
   ix.checkReadsTime.assign(t.abilities.size(), 0);
+  ix.requirementsWait.assign(t.abilities.size(), 0);
   for (Id a = 0; a < t.abilities.size(); ++a) {
     const pack::Ability &ab = t.abilities[a];
     for (uint32_t r = 0; r < ab.requireCount; ++r)
       ix.checkReadsTime[a] |= bodyReadsTime(t, t.requirements[ab.requiresBegin + r].body, moves);
     for (uint32_t c = 0; c < ab.costCount; ++c)
       ix.checkReadsTime[a] |= bodyReadsTime(t, t.costs[ab.costsBegin + c].amountBody, moves);
+    bool waits = !ix.checkReadsTime[a];
+    for (uint32_t r = 0; r < ab.requireCount && waits; ++r) {
+      Id body = t.requirements[ab.requiresBegin + r].body;
+      waits = body != kNoId && t.bodies[body].kind == pack::BodyKind::Formula &&
+              readsCasterAndTarget(t, ix, t.bodies[body].root);
+    }
+    ix.requirementsWait[a] = waits;
   }
 }
 

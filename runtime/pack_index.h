@@ -83,6 +83,10 @@ struct PackIndex {
   // refused is tried again on the next tick (by ability).
   std::vector<uint8_t> movesWithTime;
   std::vector<uint8_t> checkReadsTime;
+  // Abilities whose requirements read only their caster's and their
+  // target's own values (kept by their own changes), effects and tags: an
+  // auto they refused waits for one of those two to change (by ability).
+  std::vector<uint8_t> requirementsWait;
   // Effects blocking by a var of theirs (having self.VAR): by effect. Their
   // steps setting it wake their holder's autos.
   std::vector<uint8_t> blocksByVar;

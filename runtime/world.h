@@ -607,27 +607,43 @@ private:
   void setProp(Event &e, Id prop, int64_t v);
   void runAutos();
   // grantedBy: the instance whose grant it is, 0 for its archetype's.
-  enum class AutoTry : uint8_t { Fired, Refused, RefusedByHolder, RefusedByClause };
+  // RefusedByHolder: by what reads its holder alone. RefusedByClause: its
+  // clause took no actor in play. RefusedWaiting: by what reads its holder
+  // and the actors its clause takes (their values, effects, tags, sides).
+  enum class AutoTry : uint8_t { Fired, Refused, RefusedByHolder, RefusedByClause, RefusedWaiting };
   AutoTry tryAuto(Handle actor, const pack::AutoGrant &grant, Handle grantedBy = 0);
   void addAutoActor(Handle actor);
   // An auto actor changing wakes its autos: what refused them may have moved.
   void wakeAutos(Handle actor) {
     uint32_t ai = indexOf(actor);
-    if (ai < autoState_.size() && autoState_[ai] == kAutoAsleep)
+    if (ai >= autoState_.size() || autoState_[ai] == kNotAuto)
+      return;
+    autoScanAll_[ai] = 1;
+    if (autoState_[ai] == kAutoAsleep)
       wakeAsleep(ai);
   }
   void wakeAsleep(uint32_t actorIndex);
-  void wakeOnShape();
+  void wakeWaiters();
+  void wakeWaitersOf(std::vector<uint32_t> &waiters, uint8_t listed);
   bool mayTake(Handle sleeper, Handle moved);
-  // Who is in play, their sides or tags moved, at `a` (0: anyone's, a
-  // global link): a count reads afresh, an auto waiting on a target looks.
+  // An actor's values or effects moved: an auto waiting on the values of
+  // the actors its clause takes looks at it.
+  void noteMoved(Handle a) {
+    if (!valueWaiters_.empty())
+      listMoved(a);
+  }
+  void listMoved(Handle a);
+  // Who is in play, their sides or tags moved, at `a` (0: anyone's, a global
+  // link set): a count reads afresh, an auto waiting on a target looks.
   void shapeMoved(Handle a) {
     ++shapeEpoch_;
-    if (!shapeSleepers_.empty())
+    if ((!clauseWaiters_.empty() || !valueWaiters_.empty()) &&
+        (shapeMovedAt_.empty() || shapeMovedAt_.back() != a))
       shapeMovedAt_.push_back(a);
   }
   void listAutosFromSave();
   void wakeAutosBy(const pack::AutoGrant &grant, const Outcome &refusal);
+  bool waitsOnCasterAndTarget(Handle caster, Id ability, const Outcome &refusal) const;
   void scheduleAutoWake();
   Refusal castAbility(Frame *parent, Handle caster, Id ability, const std::vector<Handle> &targets,
                       const Given &given, bool free, bool noCooldown, pack::TagSet tagged,
@@ -748,11 +764,18 @@ private:
   std::vector<uint32_t> autoRank_;
   std::vector<uint32_t> autoAwake_;
   std::vector<uint32_t> autoPass_; // the pass under way: a heap by rank
+  // By actor index: whether its next try looks at every actor (its holder
+  // changed, or it wasn't waiting), else at its hints alone, the actors
+  // its clauses take that moved while it waited.
+  std::vector<uint8_t> autoScanAll_;
+  std::vector<std::vector<Handle>> autoHints_;
+  std::vector<uint8_t> autoListed_; // bits: in clauseWaiters_ (1), in valueWaiters_ (2)
   uint32_t passRank_ = kNoPass;    // the rank the pass under way has reached
-  // Those asleep on their target clause too, and the shapeEpoch_ they read.
-  std::vector<uint32_t> shapeSleepers_;
-  std::vector<Handle> shapeMovedAt_; // since they last looked
-  uint64_t shapeSeen_ = 0;
+  // Those asleep waiting for an actor their clauses take to come (clause),
+  // or for one of those to change (value), and the actors that moved since
+  // they last looked.
+  std::vector<uint32_t> clauseWaiters_, valueWaiters_;
+  std::vector<Handle> shapeMovedAt_, valueMovedAt_;
   bool inAutos_ = false; // the autos are being tried: one going off tries none again
   std::vector<uint32_t> freeInsts_;
   std::vector<int64_t> vars_;

@@ -368,7 +368,7 @@ int64_t World::price(Handle payer, Id pool, int64_t amount, Handle caster, Id ab
 void World::runAutos() {
   if (inAutos_)
     return;
-  wakeOnShape();
+  wakeWaiters();
   if (autoAwake_.empty())
     return;
   inAutos_ = true;
@@ -394,8 +394,9 @@ void World::runAutos() {
       Handle a = handle(ai, actors_[ai].gen);
       // Asleep until its holder changes: every auto it holds refused by
       // what reads it alone (its grant, blocks, cooldown, its fall), or by
-      // its target clause, which wakes it too as who is in play moves.
-      bool sleeps = true, onShape = false;
+      // what reads the actors its clause takes too, one of whom changing
+      // wakes it as well.
+      bool sleeps = true, waits = false, onValues = false;
       if (!actors_[ai].fallen) {
         const pack::Archetype &arch = t_->archetypes[actors_[ai].archetype];
         bool suspended = false;
@@ -403,8 +404,10 @@ void World::runAutos() {
           suspended |= t_->effects[insts_[k].effect].suspendsAll;
         auto tried = [&](AutoTry result) {
           fired |= result == AutoTry::Fired;
-          sleeps &= result == AutoTry::RefusedByHolder || result == AutoTry::RefusedByClause;
-          onShape |= result == AutoTry::RefusedByClause;
+          sleeps &= result == AutoTry::RefusedByHolder || result == AutoTry::RefusedByClause ||
+                    result == AutoTry::RefusedWaiting;
+          waits |= result == AutoTry::RefusedByClause || result == AutoTry::RefusedWaiting;
+          onValues |= result == AutoTry::RefusedWaiting;
         };
         if (!suspended)
           for (uint32_t g = 0; g < arch.autoCount && alive(a); ++g)
@@ -419,16 +422,23 @@ void World::runAutos() {
               tried(tryAuto(a, t_->autos[ef.autosBegin + g], instanceHandle(k)));
           }
       }
+      // Waiting, it looks at the actors that move from here; else it looks
+      // at every actor when next tried.
+      autoHints_[ai].clear();
+      autoScanAll_[ai] = !(alive(a) && sleeps && waits);
       if (!alive(a)) {
         autoState_[ai] = kNotAuto;
       } else if (sleeps) {
         autoState_[ai] = kAutoAsleep;
-        if (onShape)
-          shapeSleepers_.push_back(ai);
+        uint8_t list = onValues ? 2 : 1;
+        if (waits && !(autoListed_[ai] & list)) {
+          (onValues ? valueWaiters_ : clauseWaiters_).push_back(ai);
+          autoListed_[ai] |= list;
+        }
       } else {
         autoAwake_.push_back(ai);
       }
-      wakeOnShape();
+      wakeWaiters();
     }
     passRank_ = kNoPass;
   }
@@ -442,6 +452,9 @@ void World::addAutoActor(Handle a) {
   if (ai >= autoState_.size()) {
     autoState_.resize(actors_.size(), kNotAuto);
     autoRank_.resize(actors_.size(), 0);
+    autoScanAll_.resize(actors_.size(), 1);
+    autoHints_.resize(actors_.size());
+    autoListed_.resize(actors_.size(), 0);
   }
   if (autoState_[ai] != kNotAuto)
     return;
@@ -464,28 +477,52 @@ void World::wakeAsleep(uint32_t ai) {
   }
 }
 
-// Who is in play, their sides or tags moved: the autos waiting on a target
-// their clause accepts wake.
-void World::wakeOnShape() {
-  if (shapeSeen_ == shapeEpoch_)
-    return;
-  shapeSeen_ = shapeEpoch_;
+// Actors moved: the autos waiting on one their clause takes wake, those
+// waiting for one to come on who is in play moving, those waiting on their
+// values on any change to them.
+void World::wakeWaiters() {
+  if (!shapeMovedAt_.empty())
+    wakeWaitersOf(clauseWaiters_, 1);
+  if (!shapeMovedAt_.empty() || !valueMovedAt_.empty())
+    wakeWaitersOf(valueWaiters_, 2);
+  shapeMovedAt_.clear();
+  valueMovedAt_.clear();
+}
+
+void World::listMoved(Handle a) {
+  if (valueMovedAt_.empty() || valueMovedAt_.back() != a)
+    valueMovedAt_.push_back(a);
+}
+
+void World::wakeWaitersOf(std::vector<uint32_t> &waiters, uint8_t listed) {
   bool anyone = std::find(shapeMovedAt_.begin(), shapeMovedAt_.end(), 0) != shapeMovedAt_.end();
   size_t kept = 0;
-  for (uint32_t ai : shapeSleepers_) {
-    if (autoState_[ai] != kAutoAsleep || !actors_[ai].live)
-      continue; // woken otherwise, or gone
+  for (uint32_t ai : waiters) {
+    autoListed_[ai] &= uint8_t(~listed);
+    if (autoState_[ai] != kAutoAsleep || !actors_[ai].live || autoScanAll_[ai])
+      continue; // woken otherwise, or gone, or no longer waiting
     Handle sleeper = handle(ai, actors_[ai].gen);
-    bool wakes = anyone;
-    for (size_t m = 0; m < shapeMovedAt_.size() && !wakes; ++m)
-      wakes = shapeMovedAt_[m] == sleeper || mayTake(sleeper, shapeMovedAt_[m]);
-    if (wakes)
+    bool all = anyone;
+    size_t hinted = autoHints_[ai].size();
+    for (const std::vector<Handle> *moved : {&shapeMovedAt_, &valueMovedAt_}) {
+      if (moved == &valueMovedAt_ && listed != 2)
+        break;
+      for (size_t m = 0; m < moved->size() && !all; ++m) {
+        all = (*moved)[m] == sleeper;
+        if (!all && mayTake(sleeper, (*moved)[m]))
+          autoHints_[ai].push_back((*moved)[m]);
+      }
+    }
+    if (all)
+      autoScanAll_[ai] = 1;
+    if (all || autoHints_[ai].size() > hinted) {
       wakeAsleep(ai);
-    else
-      shapeSleepers_[kept++] = ai;
+    } else {
+      waiters[kept++] = ai;
+      autoListed_[ai] |= listed;
+    }
   }
-  shapeSleepers_.resize(kept);
-  shapeMovedAt_.clear();
+  waiters.resize(kept);
 }
 
 // Whether a target clause of one of the sleeper's autos takes the actor
@@ -516,6 +553,9 @@ void World::listAutosFromSave() {
   std::sort(autoFired_.begin(), autoFired_.end());
   autoState_.assign(actors_.size(), kNotAuto);
   autoRank_.assign(actors_.size(), 0);
+  autoScanAll_.assign(actors_.size(), 1);
+  autoHints_.assign(actors_.size(), {});
+  autoListed_.assign(actors_.size(), 0);
   autoAwake_.clear();
   for (size_t p = 0; p < autoActors_.size(); ++p) {
     Handle a = autoActors_[p];
@@ -541,22 +581,35 @@ World::AutoTry World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle gra
   // Candidates in actor order, then by the grant's keys, ties to the lower
   // number; one taking no target tries once. With no keys, actor order is
   // the ranking: they are tried as they come, none listed.
+  // Woken only by actors its clause takes moving, it tries those alone:
+  // every other was refused and hasn't moved since.
   bool targeted = ab.target == pack::TargetKind::One;
-  bool ranked = targeted && grant.keyCount > 0;
+  const std::vector<Handle> &hints = autoHints_[indexOf(a)];
+  bool hinted = targeted && !autoScanAll_[indexOf(a)];
+  bool ranked = targeted && (grant.keyCount > 0 || hinted);
   Scratch<int64_t> candidates(scratchHandles_);
-  if (ranked) {
+  if (hinted) {
+    for (Handle h : hints)
+      if (alive(h) && !actor(h)->fallen)
+        candidates->push_back(h);
+    std::sort(candidates->begin(), candidates->end(),
+              [](Handle x, Handle y) { return indexOf(x) < indexOf(y); });
+    candidates->erase(std::unique(candidates->begin(), candidates->end()), candidates->end());
+  } else if (ranked) {
     for (uint32_t i = 0; i < actors_.size(); ++i)
       if (actors_[i].live && !actors_[i].fallen)
         candidates->push_back(handle(i, actors_[i].gen));
+  }
+  if (ranked) {
     Frame f{};
     f.roots[LEDGER_SLOT_HOLDER] = a;
     f.roots[LEDGER_SLOT_CREDIT] = a;
     rank(f, grant.keysBegin, grant.keyCount, *candidates);
   }
   size_t tries = ranked ? candidates->size() : targeted ? actors_.size() : 1;
-  // Every actor in play refused by its target clause: it waits on who is in
-  // play, their sides and their tags.
-  bool byClause = targeted;
+  // Every try refused by what only its holder or the actor tried moves: it
+  // waits for one of them to (or, taking none, for who is in play to).
+  bool waits = true, onValues = false;
   Scratch<int64_t> targets(scratchHandles_);
   for (size_t i = 0; i < tries; ++i) {
     targets->clear();
@@ -571,7 +624,8 @@ World::AutoTry World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle gra
       continue;
     Outcome checked = checkOrder(a, grant.ability, *targets, false, {}, nullptr, true, granting);
     if (!checked.ok()) {
-      byClause &= checked.refusal == Refusal::BadTarget;
+      waits &= waitsOnCasterAndTarget(a, grant.ability, checked);
+      onValues |= checked.refusal != Refusal::BadTarget;
       wakeAutosBy(grant, checked);
       continue;
     }
@@ -592,7 +646,24 @@ World::AutoTry World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle gra
     endMoment();
     return AutoTry::Fired;
   }
-  return byClause ? AutoTry::RefusedByClause : AutoTry::Refused;
+  return !waits ? AutoTry::Refused : onValues ? AutoTry::RefusedWaiting : AutoTry::RefusedByClause;
+}
+
+// Whether a refusal reads only the caster and the actor tried: its target
+// clause; a requirement reading their own values, effects and tags; a price
+// on the caster's own pool, not drifting, no rule pricing it.
+bool World::waitsOnCasterAndTarget(Handle a, Id ability, const Outcome &refusal) const {
+  switch (refusal.refusal) {
+  case Refusal::BadTarget:
+    return true;
+  case Refusal::Requirement:
+    return ix_->requirementsWait[ability];
+  case Refusal::CannotAfford:
+    return refusal.payer == a && !t_->values[refusal.pool].drifts() &&
+           !ix_->checkReadsTime[ability] && !ix_->costHeard;
+  default:
+    return false;
+  }
 }
 
 // What time alone may change of an auto's refusal: a price its payer's

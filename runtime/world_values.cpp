@@ -678,6 +678,7 @@ void World::listReadersFromSave() {
 
 void World::touch(Handle a) {
   wakeAutos(a);
+  noteMoved(a);
   settlePools(a);
   watchBounds(a);
   if (!ix_->linkBounds.empty())
@@ -753,6 +754,7 @@ void World::reachBounds(Handle source, Handle credit, uint32_t chain) {
 
 void World::touchFor(Handle a, Id effect) {
   wakeAutos(a);
+  noteMoved(a);
   if (ix_->inert[effect] && !ix_->poolsReadWorld) {
     ++epoch_;
     if (Actor *ac = actor(a); ac && t_->effects[effect].tags)
@@ -766,6 +768,8 @@ void World::touchFor(Handle a, Id effect) {
 // so only what reads the world is read afresh. Where no pool's bounds or
 // drift read the world, the holder's other pools drift on as they were.
 World::PoolBounds World::touchPool(Handle a, Id pool) {
+  wakeAutos(a);
+  noteMoved(a);
   PoolBounds bounds;
   if (!ix_->linkBounds.empty())
     watchReadersOf(a);

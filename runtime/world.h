@@ -590,7 +590,8 @@ private:
   void rank(Frame &f, uint32_t keysBegin, uint32_t keyCount, std::vector<int64_t> &found);
   Outcome checkCaster(Handle actor, Id ability, bool forCast, bool noCooldown, Id usingEffect,
                       Handle &grant);
-  bool clauseTakes(Handle caster, const pack::Ability &ab, Handle target);
+  enum class ClauseMiss : uint8_t { None, Gone, Side, Having, Unless };
+  ClauseMiss clauseMiss(Handle caster, const pack::Ability &ab, Handle target);
   Outcome checkOrder(Handle actor, Id ability, const std::vector<Handle> &targets, bool free,
                      const Given &given, const Frame *parent, bool targetsNamed, Handle grant);
   Outcome check(Handle actor, Id ability, const std::vector<Handle> &targets, bool forCast,

@@ -22,17 +22,23 @@ Outcome refused(Refusal r, std::string text = {}) {
 }
 } // namespace
 
-// Whether an ability's target clause takes an actor, said as no refusal:
-// an auto looking through the actors in play asks it of each.
-bool World::clauseTakes(Handle caster, const pack::Ability &ab, Handle t) {
-  if (!alive(t) || (ab.side == pack::Side::Enemy && !enemies(t, caster)) ||
+// Which part of an ability's target clause refuses an actor, if any: an
+// order's check words the refusal from it, an auto looking through the
+// actors in play only asks whether one is taken.
+World::ClauseMiss World::clauseMiss(Handle caster, const pack::Ability &ab, Handle t) {
+  if (!alive(t))
+    return ClauseMiss::Gone;
+  if ((ab.side == pack::Side::Enemy && !enemies(t, caster)) ||
       (ab.side == pack::Side::Ally && !allies(t, caster)))
-    return false;
+    return ClauseMiss::Side;
   if (!ab.targetHaving && !ab.targetUnless)
-    return true;
+    return ClauseMiss::None;
   TagBits tb = tagsOf(t);
-  return (!ab.targetHaving || carriesAll(tb, ab.targetHaving)) &&
-         (!ab.targetUnless || !carriesAny(tb, ab.targetUnless));
+  if (ab.targetHaving && !carriesAll(tb, ab.targetHaving))
+    return ClauseMiss::Having;
+  if (ab.targetUnless && carriesAny(tb, ab.targetUnless))
+    return ClauseMiss::Unless;
+  return ClauseMiss::None;
 }
 
 // The checks of an order that read no target: the actor, its grant (the
@@ -88,30 +94,19 @@ Outcome World::checkOrder(Handle a, Id ability, const std::vector<Handle> &targe
     return s;
   };
   auto fits = [&](Handle t, uint32_t element) -> Outcome {
-    if (!actor(t) || !actor(t)->live)
+    ClauseMiss miss = clauseMiss(a, ab, t);
+    if (miss == ClauseMiss::None)
+      return {};
+    if (miss == ClauseMiss::Gone)
       return refused(Refusal::Gone);
-    if (ab.side == pack::Side::Enemy && !enemies(t, a)) {
-      Outcome o = refused(Refusal::BadTarget, "enemy");
-      o.element = element;
-      return o;
-    }
-    if (ab.side == pack::Side::Ally && !allies(t, a)) {
-      Outcome o = refused(Refusal::BadTarget, "ally");
-      o.element = element;
-      return o;
-    }
-    TagBits tb = tagsOf(t);
-    if (ab.targetHaving && !carriesAll(tb, ab.targetHaving)) {
-      Outcome o = refused(Refusal::BadTarget, clauseWords("having", ab.targetHaving));
-      o.element = element;
-      return o;
-    }
-    if (ab.targetUnless && carriesAny(tb, ab.targetUnless)) {
-      Outcome o = refused(Refusal::BadTarget, clauseWords("unless", ab.targetUnless));
-      o.element = element;
-      return o;
-    }
-    return {};
+    std::string words = ab.side == pack::Side::Enemy ? "enemy" : "ally";
+    if (miss == ClauseMiss::Having)
+      words = clauseWords("having", ab.targetHaving);
+    else if (miss == ClauseMiss::Unless)
+      words = clauseWords("unless", ab.targetUnless);
+    Outcome o = refused(Refusal::BadTarget, words);
+    o.element = element;
+    return o;
   };
   switch (targetsNamed ? ab.target : pack::TargetKind::None) {
   case pack::TargetKind::None:
@@ -532,7 +527,7 @@ bool World::mayTake(Handle sleeper, Handle moved) {
     return false;
   auto takes = [&](const pack::AutoGrant &grant) {
     const pack::Ability &ab = t_->abilities[grant.ability];
-    return ab.target == pack::TargetKind::One && clauseTakes(sleeper, ab, moved);
+    return ab.target == pack::TargetKind::One && clauseMiss(sleeper, ab, moved) == ClauseMiss::None;
   };
   const pack::Archetype &arch = t_->archetypes[actor(sleeper)->archetype];
   for (uint32_t g = 0; g < arch.autoCount; ++g)
@@ -620,7 +615,7 @@ World::AutoTry World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle gra
         continue;
       targets->push_back(handle(uint32_t(i), actors_[i].gen));
     }
-    if (targeted && !clauseTakes(a, ab, targets->front()))
+    if (targeted && clauseMiss(a, ab, targets->front()) != ClauseMiss::None)
       continue;
     Outcome checked = checkOrder(a, grant.ability, *targets, false, {}, nullptr, true, granting);
     if (!checked.ok()) {

@@ -575,9 +575,9 @@ World::AutoTry World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle gra
     return AutoTry::RefusedByHolder;
   // Candidates in actor order, then by the grant's keys, ties to the lower
   // number; one taking no target tries once. With no keys, actor order is
-  // the ranking: they are tried as they come, none listed.
-  // Woken only by actors its clause takes moving, it tries those alone:
-  // every other was refused and hasn't moved since.
+  // the ranking: they are tried as they come, none listed. Woken only by
+  // actors its clause takes moving, it tries those alone: every other was
+  // refused and hasn't moved since.
   bool targeted = ab.target == pack::TargetKind::One;
   const std::vector<Handle> &hints = autoHints_[indexOf(a)];
   bool hinted = targeted && !autoScanAll_[indexOf(a)];
@@ -641,7 +641,11 @@ World::AutoTry World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle gra
     endMoment();
     return AutoTry::Fired;
   }
-  return !waits ? AutoTry::Refused : onValues ? AutoTry::RefusedWaiting : AutoTry::RefusedByClause;
+  if (!waits)
+    return AutoTry::Refused;
+  if (!targeted)
+    return AutoTry::RefusedByHolder; // what refused it reads its holder alone
+  return onValues ? AutoTry::RefusedWaiting : AutoTry::RefusedByClause;
 }
 
 // Whether a refusal reads only the caster and the actor tried: its target

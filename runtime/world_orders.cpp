@@ -603,7 +603,8 @@ World::AutoTry World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle gra
   }
   size_t tries = ranked ? candidates->size() : targeted ? actors_.size() : 1;
   // Every try refused by what only its holder or the actor tried moves: it
-  // waits for one of them to (or, taking none, for who is in play to).
+  // waits for one of them to (or, its clause taking none, for who is in
+  // play to).
   bool waits = true, onValues = false;
   Scratch<int64_t> targets(scratchHandles_);
   for (size_t i = 0; i < tries; ++i) {
@@ -620,7 +621,7 @@ World::AutoTry World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle gra
     Outcome checked = checkOrder(a, grant.ability, *targets, false, {}, nullptr, true, granting);
     if (!checked.ok()) {
       waits &= waitsOnCasterAndTarget(a, grant.ability, checked);
-      onValues |= checked.refusal != Refusal::BadTarget;
+      onValues = true;
       wakeAutosBy(grant, checked);
       continue;
     }
@@ -628,8 +629,7 @@ World::AutoTry World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle gra
     auto fired = std::lower_bound(autoFired_.begin(), autoFired_.end(), std::pair{key, INT64_MIN});
     bool known = fired != autoFired_.end() && fired->first == key;
     if (known && fired->second == now_) {
-      autoWakeNext_ = autoWakeNext_ < 0 ? (now_ + 1) * tickTime_
-                                        : std::min(autoWakeNext_, (now_ + 1) * tickTime_);
+      wakeAutosAt((now_ + 1) * tickTime_);
       return AutoTry::Refused;
     }
     if (known)
@@ -648,13 +648,11 @@ World::AutoTry World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle gra
   return onValues ? AutoTry::RefusedWaiting : AutoTry::RefusedByClause;
 }
 
-// Whether a refusal reads only the caster and the actor tried: its target
-// clause; a requirement reading their own values, effects and tags; a price
-// on the caster's own pool, not drifting, no rule pricing it.
+// Whether a refusal past the target clause reads only the caster and the
+// actor tried: a requirement reading their own values, effects and tags; a
+// price on the caster's own pool, not drifting, no rule pricing it.
 bool World::waitsOnCasterAndTarget(Handle a, Id ability, const Outcome &refusal) const {
   switch (refusal.refusal) {
-  case Refusal::BadTarget:
-    return true;
   case Refusal::Requirement:
     return ix_->requirementsWait[ability];
   case Refusal::CannotAfford:
@@ -693,8 +691,12 @@ void World::wakeAutosBy(const pack::AutoGrant &grant, const Outcome &refusal) {
   if (wake < 0)
     return;
   // Never the tick it is: a drift's rounding can't hold a pass here.
-  wake = std::max(wake, (now_ + 1) * tickTime_);
-  autoWakeNext_ = autoWakeNext_ < 0 ? wake : std::min(autoWakeNext_, wake);
+  wakeAutosAt(std::max(wake, (now_ + 1) * tickTime_));
+}
+
+// The pass under way has found an auto to try again at `at`, world time.
+void World::wakeAutosAt(int64_t at) {
+  autoWakeNext_ = autoWakeNext_ < 0 ? at : std::min(autoWakeNext_, at);
 }
 
 // One timer for the soonest wake; a later one already due stands until it

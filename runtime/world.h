@@ -641,6 +641,8 @@ private:
     if ((!clauseWaiters_.empty() || !valueWaiters_.empty()) &&
         (shapeMovedAt_.empty() || shapeMovedAt_.back() != a))
       shapeMovedAt_.push_back(a);
+    if (sidesKept_)
+      fileAgain(a);
   }
   void listAutosFromSave();
   void wakeAutosBy(const pack::AutoGrant &grant, const Outcome &refusal);
@@ -927,6 +929,41 @@ private:
     std::vector<T> *list_;
   };
   ScratchPool<uint32_t> scratchIds_;
+  // The actors in play (live, not fallen) filed by the actor their
+  // allegiance names (0: none; every actor where the catalog has none),
+  // each file in the order they were made: a search or an auto's target by
+  // side walks the actors of the sides it takes, not every actor. Built as
+  // first asked, then brought up to date as next asked from the actors
+  // whose shape moved since; a world that never asks keeps nothing. Not
+  // saved: a loaded world files its actors afresh (world_sides.cpp).
+  struct SideFile {
+    Handle side = 0;
+    std::vector<uint32_t> members; // actor indices, ascending
+  };
+  static constexpr Handle kUnfiled = -1;
+  std::vector<SideFile> sideFiles_;
+  std::vector<Handle> filedUnder_; // by actor: its file's side, kUnfiled out of play
+  std::vector<uint32_t> sidesStale_;
+  std::vector<uint8_t> sideStale_; // by actor: listed in sidesStale_
+  bool sidesKept_ = false, sidesAllStale_ = false;
+  void fileAgain(Handle a);
+  void fileSides();
+  void refile(uint32_t actorIndex);
+  // Walks, in the order they were made, the actors in play that a search of
+  // `whom` from `from` takes by side alone. Nothing may move who is in play
+  // or their sides while it walks.
+  class SideWalk {
+  public:
+    SideWalk(World &world, pack::Subject whom, Handle from);
+    static constexpr uint32_t kEnd = UINT32_MAX;
+    uint32_t next(); // an actor's index, kEnd past the last
+
+  private:
+    World &w_;
+    Scratch<uint32_t> cursors_; // of each file walked: its index in sideFiles_, then its position
+    uint32_t skip_ = kEnd;      // the searcher, where the search leaves it out
+    uint32_t only_ = kEnd;      // the searcher, the one ally of one with no side
+  };
   struct BeforeEntry { // a before rule the event reaches, in the order they run
     uint32_t stage;
     int64_t order;

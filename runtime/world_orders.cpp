@@ -575,10 +575,13 @@ World::AutoTry World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle gra
     return AutoTry::RefusedByHolder;
   // Candidates in actor order, then by the grant's keys, ties to the lower
   // number; one taking no target tries once. With no keys, actor order is
-  // the ranking: they are tried as they come, none listed. Woken only by
-  // actors its clause takes moving, it tries those alone: every other was
-  // refused and hasn't moved since.
+  // the ranking: the actors of the sides its clause takes are tried as they
+  // come, none listed. Woken only by actors its clause takes moving, it
+  // tries those alone: every other was refused and hasn't moved since.
   bool targeted = ab.target == pack::TargetKind::One;
+  pack::Subject whom = ab.side == pack::Side::Enemy  ? pack::Subject::Enemies
+                       : ab.side == pack::Side::Ally ? pack::Subject::Allies
+                                                     : pack::Subject::Actors;
   const std::vector<Handle> &hints = autoHints_[indexOf(a)];
   bool hinted = targeted && !autoScanAll_[indexOf(a)];
   bool ranked = targeted && (grant.keyCount > 0 || hinted);
@@ -591,9 +594,9 @@ World::AutoTry World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle gra
               [](Handle x, Handle y) { return indexOf(x) < indexOf(y); });
     candidates->erase(std::unique(candidates->begin(), candidates->end()), candidates->end());
   } else if (ranked) {
-    for (uint32_t i = 0; i < actors_.size(); ++i)
-      if (actors_[i].live && !actors_[i].fallen)
-        candidates->push_back(handle(i, actors_[i].gen));
+    SideWalk walk(*this, whom, a);
+    for (uint32_t i = walk.next(); i != SideWalk::kEnd; i = walk.next())
+      candidates->push_back(handle(i, actors_[i].gen));
   }
   if (ranked) {
     Frame f{};
@@ -601,30 +604,38 @@ World::AutoTry World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle gra
     f.roots[LEDGER_SLOT_CREDIT] = a;
     rank(f, grant.keysBegin, grant.keyCount, *candidates);
   }
-  size_t tries = ranked ? candidates->size() : targeted ? actors_.size() : 1;
   // Every try refused by what only its holder or the actor tried moves: it
   // waits for one of them to (or, its clause taking none, for who is in
   // play to).
   bool waits = true, onValues = false;
   Scratch<int64_t> targets(scratchHandles_);
-  for (size_t i = 0; i < tries; ++i) {
+  auto accepts = [&](Handle t) {
     targets->clear();
-    if (ranked) {
-      targets->push_back((*candidates)[i]);
-    } else if (targeted) {
-      if (!actors_[i].live || actors_[i].fallen)
-        continue;
-      targets->push_back(handle(uint32_t(i), actors_[i].gen));
+    if (targeted) {
+      if (clauseMiss(a, ab, t) != ClauseMiss::None)
+        return false;
+      targets->push_back(t);
     }
-    if (targeted && clauseMiss(a, ab, targets->front()) != ClauseMiss::None)
-      continue;
     Outcome checked = checkOrder(a, grant.ability, *targets, false, {}, nullptr, true, granting);
-    if (!checked.ok()) {
-      waits &= waitsOnCasterAndTarget(a, grant.ability, checked);
-      onValues = true;
-      wakeAutosBy(grant, checked);
-      continue;
-    }
+    if (checked.ok())
+      return true;
+    waits &= waitsOnCasterAndTarget(a, grant.ability, checked);
+    onValues = true;
+    wakeAutosBy(grant, checked);
+    return false;
+  };
+  bool accepted = false;
+  if (ranked) {
+    for (size_t i = 0; i < candidates->size() && !accepted; ++i)
+      accepted = accepts((*candidates)[i]);
+  } else if (targeted) {
+    SideWalk walk(*this, whom, a);
+    for (uint32_t i = walk.next(); i != SideWalk::kEnd && !accepted; i = walk.next())
+      accepted = accepts(handle(i, actors_[i].gen));
+  } else {
+    accepted = accepts(0);
+  }
+  if (accepted) {
     // Once a tick: one that went off this tick goes off again on the next.
     auto fired = std::lower_bound(autoFired_.begin(), autoFired_.end(), std::pair{key, INT64_MIN});
     bool known = fired != autoFired_.end() && fired->first == key;

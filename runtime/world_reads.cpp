@@ -464,48 +464,57 @@ void World::query(Frame &f, const pack::Query &q, const int64_t *args, std::vect
     auto [count, from] = searchOperands(f, q, args);
     int64_t saved = f.c.locals ? f.c.locals[LEDGER_SLOT_IT] : 0;
     bool fallenAsked = asksFallen(q);
-    // Allies and enemies as allies() and enemies() part them, the side they
-    // are parted from read once.
-    bool bySide = q.subject == pack::Subject::Enemies || q.subject == pack::Subject::Allies ||
-                  q.subject == pack::Subject::OtherAllies;
-    Handle fromSide = bySide && t_->allegiance != kNoId ? linkOf(from, t_->allegiance) : 0;
-    // Ranked, the first count of every actor it keeps; else the first found.
-    for (uint32_t i = 0; i < actors_.size() && (q.keyCount || int64_t(out.size()) < count); ++i) {
-      if (!actors_[i].live)
-        continue;
-      Handle h = handle(i, actors_[i].gen);
-      Handle side = bySide && h != from && fromSide != 0 ? linkOf(h, t_->allegiance) : 0;
-      switch (q.subject) {
-      case pack::Subject::Enemies:
-        if (h == from || side == 0 || side == fromSide)
-          continue;
-        break;
-      case pack::Subject::Allies:
-        if (h != from && (side == 0 || side != fromSide))
-          continue;
-        break;
-      case pack::Subject::OtherAllies:
-        if (h == from || side == 0 || side != fromSide)
-          continue;
-        break;
-      case pack::Subject::Others:
-        if (h == from)
-          continue;
-        break;
-      case pack::Subject::Actors:
-        break;
-      }
+    auto offer = [&](uint32_t i) {
       if (!searchFinds(q, fallenAsked, i))
-        continue;
+        return;
+      Handle h = handle(i, actors_[i].gen);
       if (q.whenBody != kNoId) {
         prepare(f);
         f.c.locals[LEDGER_SLOT_IT] = h;
         bool keep = pack_->formula(q.whenBody, &f.c) != 0;
         f.c.locals[LEDGER_SLOT_IT] = saved;
         if (!keep)
-          continue;
+          return;
       }
       out.push_back(h);
+    };
+    // Ranked, the first count of every actor it keeps; else the first found.
+    auto wanted = [&] { return q.keyCount || int64_t(out.size()) < count; };
+    if (!fallenAsked) {
+      SideWalk walk(*this, q.subject, from);
+      for (uint32_t i = walk.next(); i != SideWalk::kEnd && wanted(); i = walk.next())
+        offer(i);
+    } else {
+      // The fallen are in no side's file: every actor made, parted by side
+      // here as allies() and enemies() part them, the searcher's side read once.
+      bool bySide = q.subject == pack::Subject::Enemies || q.subject == pack::Subject::Allies ||
+                    q.subject == pack::Subject::OtherAllies;
+      Handle fromSide = bySide && t_->allegiance != kNoId ? linkOf(from, t_->allegiance) : 0;
+      for (uint32_t i = 0; i < actors_.size() && wanted(); ++i) {
+        if (!actors_[i].live)
+          continue;
+        Handle h = handle(i, actors_[i].gen);
+        Handle side = bySide && h != from && fromSide != 0 ? linkOf(h, t_->allegiance) : 0;
+        bool takes = true;
+        switch (q.subject) {
+        case pack::Subject::Enemies:
+          takes = h != from && side != 0 && side != fromSide;
+          break;
+        case pack::Subject::Allies:
+          takes = h == from || (side != 0 && side == fromSide);
+          break;
+        case pack::Subject::OtherAllies:
+          takes = h != from && side != 0 && side == fromSide;
+          break;
+        case pack::Subject::Others:
+          takes = h != from;
+          break;
+        case pack::Subject::Actors:
+          break;
+        }
+        if (takes)
+          offer(i);
+      }
     }
     rank(f, q.keysBegin, q.keyCount, out);
     if (count < int64_t(out.size()))

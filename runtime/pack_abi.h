@@ -22,8 +22,9 @@ extern "C" {
  * operand and a step set an instance's var by name, which a kernel reading
  * ABI 2 would misread. 4: a convert's or an add's type may be the tag a var
  * holds, a filter's targeting reads every target its activation named, and an
- * ability keeps its tags as listed. */
-#define LEDGER_PACK_ABI_VERSION 5u
+ * ability keeps its tags as listed. 5: time counted in units a tick and a
+ * second hold. 6: a pool's period may be a body. */
+#define LEDGER_PACK_ABI_VERSION 6u
 /* The one symbol a compiled pack exports. */
 #define LEDGER_PACK_SYMBOL "ledger_pack_v1"
 

@@ -147,6 +147,21 @@ bool readsValues(const pack::Tables &t, Id body) {
   return false;
 }
 
+// Whether a pool's period formula reads more than its holder's stats kept
+// by its holder's own changes: its drift is then read as moments end.
+bool periodReadsWorld(const pack::Tables &t, const PackIndex &ix, Id body) {
+  if (body == kNoId || t.bodies[body].kind != pack::BodyKind::Formula)
+    return false;
+  if (readsOf(t, t.bodies[body].root) != Reads::Holder)
+    return true;
+  std::vector<Id> read;
+  valuesRead(t, t.bodies[body].root, read);
+  for (Id v : read)
+    if (v < ix.valueCount && ix.statCache[v] != PackIndex::StatCache::Holder)
+      return true;
+  return false;
+}
+
 // What a pool settling as moments end reads, walked through the stats of
 // its holder's it reads (their bases, bounds and terms) to the end.
 class ReachWalk {
@@ -321,7 +336,7 @@ private:
 std::vector<std::vector<Id>> valueBodies(const pack::Tables &t, const PackIndex &ix) {
   std::vector<std::vector<Id>> bodies(ix.valueCount);
   for (Id v = 0; v < ix.valueCount; ++v)
-    bodies[v] = {t.values[v].minBody, t.values[v].maxBody};
+    bodies[v] = {t.values[v].minBody, t.values[v].maxBody, t.values[v].periodBody};
   for (const pack::ArchetypeValue &av : t.archetypeValues)
     if (av.value != kNoId && av.value < ix.valueCount)
       bodies[av.value].push_back(av.body);
@@ -485,8 +500,9 @@ void classifyStats(const pack::Tables &t, PackIndex &ix,
     ix.poolsReadWorld |= ix.statCache[v] != PackIndex::StatCache::Holder;
     if (value.drifts())
       ix.driftingPools.push_back(v);
-    if (value.regenStat != kNoId &&
-        ix.statCache[value.regenStat] != PackIndex::StatCache::Holder) {
+    if ((value.regenStat != kNoId &&
+         ix.statCache[value.regenStat] != PackIndex::StatCache::Holder) ||
+        periodReadsWorld(t, ix, value.periodBody)) {
       ix.poolsReadWorld = true;
       ix.worldDrifts.push_back(v);
     }

@@ -225,8 +225,10 @@ Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32
   poolAt_.resize(poolAt_.size() + valueCount_, 0); // pools' clocks count from the make
   poolMax_.resize(poolMax_.size() + valueCount_, 0);
   // What settles as moments end, kept only where the catalog has it.
-  if (!ix_->worldDrifts.empty())
+  if (!ix_->worldDrifts.empty()) {
     poolRate_.resize(poolRate_.size() + valueCount_, 0);
+    poolPeriod_.resize(poolPeriod_.size() + valueCount_, 0);
+  }
   if (!ix_->countBounds.empty()) {
     poolMin_.resize(poolMin_.size() + valueCount_, 0);
     boundsSettled_.resize(boundsSettled_.size() + valueCount_, 0);

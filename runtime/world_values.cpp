@@ -365,11 +365,12 @@ int64_t World::poolNowWithin(Handle a, Id pool, size_t i, PoolBounds bounds) {
     // count from the make.
     int64_t nowAt = poolClock(a, pool);
     int64_t elapsed = nowAt - poolAt_[i];
-    if (p.regenStat != kNoId && elapsed > 0 && p.regenPeriod > 0)
-      amount = add(amount, mulDiv(driftRate(a, pool, i), elapsed, p.regenPeriod), fault);
-    if (p.refillPeriod > 0 && elapsed > 0) {
-      int64_t from = poolAt_[i] / p.refillPeriod;
-      int64_t to = nowAt / p.refillPeriod;
+    int64_t period = elapsed > 0 ? driftPeriod(a, pool, i) : 0;
+    if (p.regenStat != kNoId && period > 0)
+      amount = add(amount, mulDiv(driftRate(a, pool, i), elapsed, period), fault);
+    if (p.refills() && period > 0) {
+      int64_t from = poolAt_[i] / period;
+      int64_t to = nowAt / period;
       amount = add(amount, mul(p.refillAmount, (to - from) * kOne, fault), fault);
     }
   }
@@ -401,14 +402,25 @@ World::PoolBounds World::settlePool(Handle a, Id p) {
   poolMax_[i] = bounds.most;
   if (ix_->boundsReadCount[p])
     poolMin_[i] = bounds.least;
-  if (ix_->driftReadsWorld[p])
-    poolRate_[i] = computeStat(a, t_->values[p].regenStat, nullptr);
+  if (ix_->driftReadsWorld[p]) {
+    const pack::Value &v = t_->values[p];
+    if (v.regenStat != kNoId)
+      poolRate_[i] = computeStat(a, v.regenStat, nullptr);
+    if (v.periodBody != kNoId)
+      poolPeriod_[i] = boundOf(a, v.periodBody);
+  }
   return bounds;
 }
 
 int64_t World::driftRate(Handle a, Id pool, size_t slot) {
   return ix_->driftReadsWorld[pool] ? poolRate_[slot]
                                     : computeStat(a, t_->values[pool].regenStat, nullptr);
+}
+
+// A period a formula gives: as the last settle took it where it reads the
+// world, else read now.
+int64_t World::readPeriod(Handle a, Id pool, size_t slot) {
+  return ix_->driftReadsWorld[pool] ? poolPeriod_[slot] : boundOf(a, t_->values[pool].periodBody);
 }
 
 // Once a moment has moved the world, what reads it settles. A drift ("what
@@ -800,20 +812,24 @@ int64_t World::poolClock(Handle a, Id pool) const {
 
 // The world time a pool's drift brings it from `amount` to `to` (up with a
 // positive regen or a refill, down with a negative regen), or -1 where it
-// never does. `rate` is a regen's drift a period, as driftRate reads it.
-int64_t World::driftReaches(Handle a, Id p, int64_t rate, int64_t amount, int64_t to) {
+// never does. `rate` is a regen's drift a period, as driftRate reads it;
+// `slot` the pool's among its actor's values.
+int64_t World::driftReaches(Handle a, Id p, size_t slot, int64_t rate, int64_t amount, int64_t to) {
   const pack::Value &v = t_->values[p];
   int64_t at = poolClock(a, p), due = -1;
-  if (v.regenStat != kNoId && v.regenPeriod > 0) {
+  int64_t period = driftPeriod(a, p, slot);
+  if (period <= 0) {
+    return -1;
+  } else if (v.regenStat != kNoId) {
     int64_t gap = rate > 0 ? to - amount : rate < 0 ? amount - to : 0;
     if (rate != 0 && gap > 0) {
-      __int128 need = (__int128(gap) * v.regenPeriod + (rate > 0 ? rate : -rate) - 1) /
+      __int128 need = (__int128(gap) * period + (rate > 0 ? rate : -rate) - 1) /
                       (rate > 0 ? rate : -rate);
       due = at + int64_t(need);
     }
   } else if (v.refillAmount > 0 && amount < to) {
     int64_t steps = (to - amount + v.refillAmount - 1) / v.refillAmount;
-    due = (at / v.refillPeriod + steps) * v.refillPeriod;
+    due = (at / period + steps) * period;
   }
   int32_t clock = v.clockWorld || t_->timeStat == kNoId ? -1 : clockOfStat(t_->timeStat);
   return due < 0     ? -1
@@ -836,7 +852,7 @@ void World::schedulePoolBounds(Handle a) {
     int64_t worldAt = -1;
     if (bounds.most != INT64_MAX) {
       int64_t rate = t_->values[p].regenStat != kNoId ? driftRate(a, p, i) : 0;
-      worldAt = driftReaches(a, p, rate, amount, rate < 0 ? bounds.least : bounds.most);
+      worldAt = driftReaches(a, p, i, rate, amount, rate < 0 ? bounds.least : bounds.most);
     }
     // A crossing already due then stands; any other is replaced.
     if (poolDue_[i] == worldAt)

@@ -916,12 +916,13 @@ void Lowerer::holderValuesRead(Id body, std::vector<Id> &out) const {
 // loop, each archetype's bases with the catalog's bounds.
 void Lowerer::refuseValuesReadingThemselves() {
   const Id n = Id(t_.values.size());
-  // What each value reads by its bounds and regen, and the line saying so.
+  // What each value reads by its bounds and drift, and the line saying so.
   std::vector<std::vector<Id>> bounds(n);
   std::vector<NodeId> declared(n);
   for (Id v = 0; v < n; ++v) {
     holderValuesRead(t_.values[v].minBody, bounds[v]);
     holderValuesRead(t_.values[v].maxBody, bounds[v]);
+    holderValuesRead(t_.values[v].periodBody, bounds[v]);
     if (t_.values[v].regenStat != kNoId)
       bounds[v].push_back(t_.values[v].regenStat);
     // A by-type member has no line of its own: its stat's stands for it.

@@ -40,9 +40,13 @@ Id Lowerer::formulaBody(uint32_t file, ExprId e, BodyScope scope, uint32_t line)
   uint32_t slots = scope.nextSlot;
   scope.maxSlot = &slots;
   Lowered l = expr(file, e, scope);
+  return formulaBodyOf(file, l.expr, slots, line);
+}
+
+Id Lowerer::formulaBodyOf(uint32_t file, Id root, uint32_t slots, uint32_t line) {
   Body b;
   b.kind = BodyKind::Formula;
-  b.root = l.expr;
+  b.root = root;
   b.localCount = slots - LEDGER_SLOT_FIRST_LOCAL;
   b.line = line;
   b.file = fileIndex_[tree_.files[file].file];

@@ -47,16 +47,20 @@ int64_t Lowerer::literal(NodeId n, std::string_view label) const {
   return first.value.raw;
 }
 
-// A pool's period in world time: a duration the pack holds as a number, its
-// formula worked out as it is lowered; one reading the world isn't run yet.
-int64_t Lowerer::constantPeriod(uint32_t file, const Slot &slot, std::string_view what) {
-  BodyScope none;
-  Lowered d = expr(file, slot.value, none);
-  if (t_.exprs[d.expr].op == pack::ExprOp::Const)
-    return t_.exprs[d.expr].imm;
-  diags_.report(DiagKind::NotRunYet, tree_.loc(file, slot.begin),
-                uint32_t(spanText(file, slot.begin, slot.end).size()), std::string(what));
-  return t_.unitsPerSecond;
+// A pool's period in world time: a number where its formula works out to
+// one as it is lowered, else a body the drift reads as it goes.
+void Lowerer::lowerPeriod(uint32_t file, const Slot &slot, uint32_t line, int64_t &period,
+                          Id &body) {
+  BodyScope scope;
+  uint32_t slots = scope.nextSlot;
+  scope.maxSlot = &slots;
+  Lowered d = expr(file, slot.value, scope);
+  if (t_.exprs[d.expr].op == pack::ExprOp::Const) {
+    period = t_.exprs[d.expr].imm;
+  } else {
+    period = 0;
+    body = formulaBodyOf(file, d.expr, slots, line);
+  }
 }
 
 Id Lowerer::name(std::string_view text) {
@@ -317,7 +321,7 @@ void Lowerer::lowerValues() {
       w.regenStat = valueId(slotText(n, "regen"));
       w.regenPeriod = t_.unitsPerSecond;
       if (const Slot *per = tree_.slot(n, "per"))
-        w.regenPeriod = constantPeriod(file, *per, "a regen's `per` that is a formula");
+        lowerPeriod(file, *per, lineOf(n), w.regenPeriod, w.periodBody);
     }
     // Both at once need the drift stopped at a bound between refills, which
     // the closed form doesn't follow yet.
@@ -325,8 +329,7 @@ void Lowerer::lowerValues() {
       notRunYet(n, "a pool with both `regen` and `refill`");
     if (tree_.slot(n, "refill")) {
       w.refillAmount = literal(n, "refill");
-      w.refillPeriod =
-          constantPeriod(file, *tree_.slot(n, "every"), "a refill's `every` that is a formula");
+      lowerPeriod(file, *tree_.slot(n, "every"), lineOf(n), w.refillPeriod, w.periodBody);
     }
     std::string rise = slotText(n, "rise");
     w.rise = rise == "heal" ? Rise::Heal : Rise::Keep;

@@ -143,7 +143,7 @@ private:
   std::vector<std::string> listItems(NodeId n, std::string_view label) const;
   // A number slot (N): a literal, maybe signed.
   int64_t literal(NodeId n, std::string_view label) const;
-  int64_t constantPeriod(uint32_t file, const Slot &slot, std::string_view what);
+  void lowerPeriod(uint32_t file, const Slot &slot, uint32_t line, int64_t &period, Id &body);
 
   // ---- names and tables ------------------------------------------------------
   Id name(std::string_view text);
@@ -190,6 +190,7 @@ private:
 
   // ---- bodies ----------------------------------------------------------------
   Id formulaBody(uint32_t file, ExprId e, BodyScope scope, uint32_t line);
+  Id formulaBodyOf(uint32_t file, Id root, uint32_t slots, uint32_t line);
   Id constBody(int64_t value);
   Id pathBody(NodeId n, std::string_view label, BodyScope scope);
   pack::TagSet tagSetWith(pack::TagSet set, Id tag);

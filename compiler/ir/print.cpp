@@ -51,6 +51,10 @@ private:
   std::string num(int64_t v) const { return formatFixed(Fixed{v}); }
   // World time: ticks, or the pack's units where a tick is several.
   std::string time(int64_t v) const { return num(v) + (t_.unitsPerTick == 1 ? "t" : "u"); }
+  // A pool's period: world time, or the body that reads it.
+  std::string period(int64_t v, Id body) const {
+    return body != kNoId ? "body" + std::to_string(body) : time(v);
+  }
   std::string id(Id i, const char *prefix) const {
     return i == kNoId ? std::string("-") : fmt::format("{}{}", prefix, i);
   }
@@ -238,13 +242,16 @@ std::string Printer::run() {
     out_ += fmt::format("event{} {}\n", i, t_.name(t_.events[i].name));
   for (Id i = 0; i < t_.values.size(); ++i) {
     const Value &v = t_.values[i];
-    out_ += fmt::format("value{} {} {}{}{}{}{}\n", i, v.kind == ValueKind::Pool ? "pool" : "stat",
+    out_ += fmt::format("value{} {} {}{}{}{}{}{}\n", i, v.kind == ValueKind::Pool ? "pool" : "stat",
                         t_.name(v.name), v.defaultValue ? " default " + num(v.defaultValue) : "",
                         v.minBody != kNoId ? " min body" + std::to_string(v.minBody) : "",
                         v.maxBody != kNoId ? " max body" + std::to_string(v.maxBody) : "",
                         v.regenStat != kNoId ? fmt::format(" regen value{} per {}", v.regenStat,
-                                                           time(v.regenPeriod))
-                                             : "");
+                                                           period(v.regenPeriod, v.periodBody))
+                                             : "",
+                        v.refills() ? fmt::format(" refill {} every {}", num(v.refillAmount),
+                                                  period(v.refillPeriod, v.periodBody))
+                                    : "");
   }
   for (Id i = 0; i < t_.links.size(); ++i)
     out_ += fmt::format("link{} {}{}\n", i, t_.name(t_.links[i].name),

@@ -646,6 +646,11 @@ private:
     const char *where = pool                              ? "a pool's bound"
                         : node(n).kind == FormKind::Stat ? "a stat's bound"
                                                           : "a stat's base";
+    // A pool's period formula is its drift's.
+    std::set<ExprId> drift;
+    for (const char *label : {"per", "every"})
+      if (const Slot *period = pool ? tree_.slot(n, label) : nullptr)
+        walkExpr(period->value, [&](ExprId id) { drift.insert(id); });
     walkNode(n, [&](ExprId id) {
       const Expr &e = tree_.exprs[id];
       if (e.kind == ExprKind::Part) {
@@ -658,7 +663,8 @@ private:
         return;
       std::string_view head = text(e.file, e.begin);
       if (head == "target" || head == "credit" || head == "self")
-        report(DiagKind::BoundReadsRoot, e.file, e.begin, e.begin + 1, head, where);
+        report(DiagKind::BoundReadsRoot, e.file, e.begin, e.begin + 1, head,
+               drift.count(id) ? "a pool's drift" : where);
     });
     if (!pool)
       return;
@@ -1389,6 +1395,7 @@ private:
     std::set<std::string_view> kept, drifting, maxima;
     std::map<std::string_view, NodeId> stats;
     std::map<std::string_view, std::string_view> regenStats; // stat -> a pool drifting at it
+    std::vector<ExprId> periodReads; // the names pools' periods read
     for (NodeId n = 0; n < tree_.nodes.size(); ++n) {
       const Node &nd = node(n);
       if (nd.kind != FormKind::Stat && nd.kind != FormKind::Pool)
@@ -1406,12 +1413,24 @@ private:
           drifting.insert(nm);
         if (const Slot *regen = tree_.slot(n, "regen"))
           regenStats.emplace(slotText(n, *regen), nm);
+        // A period written as a formula: what it reads is what the drift reads.
+        for (const char *label : {"per", "every"})
+          if (const Slot *period = tree_.slot(n, label))
+            walkExpr(period->value, [&](ExprId id) {
+              if (tree_.exprs[id].kind == ExprKind::Path) {
+                periodReads.push_back(id);
+                regenStats.emplace(lastName(id), nm);
+              }
+            });
         if (tree_.hasFlag(n, "kept") && (tree_.slot(n, "regen") || tree_.slot(n, "refill")))
           report(DiagKind::KeptDrifts, nd.file, name->begin, name->end, nm);
         if (const Slot *mx = tree_.slot(n, "max"); mx && !literal(mx->value))
           maxima.insert(slotText(n, *mx));
       }
     }
+    for (ExprId id : periodReads)
+      if (kept.count(lastName(id)))
+        reportExpr(DiagKind::KeptWaitedOn, id, lastName(id), "drift");
     std::set<std::string_view> autos;
     for (NodeId n = 0; n < tree_.nodes.size(); ++n) {
       const Node &nd = node(n);

@@ -76,8 +76,9 @@ struct Value {
   int64_t refillPeriod = 0; // in world time (millionths of a unit)
   // A regen's `per` or a refill's `every` that reads values: a formula giving
   // the period in world time, read as the drift is (its constant period 0).
-  Id periodBody = kNoId;
-  bool refills() const { return refillPeriod > 0 || (periodBody != kNoId && regenStat == kNoId); }
+  Id regenPeriodBody = kNoId;
+  Id refillPeriodBody = kNoId;
+  bool refills() const { return refillPeriod > 0 || refillPeriodBody != kNoId; }
   // A pool moving by itself between changes: a regen or a refill.
   bool drifts() const { return regenStat != kNoId || refills(); }
 };

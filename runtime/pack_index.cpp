@@ -336,7 +336,8 @@ private:
 std::vector<std::vector<Id>> valueBodies(const pack::Tables &t, const PackIndex &ix) {
   std::vector<std::vector<Id>> bodies(ix.valueCount);
   for (Id v = 0; v < ix.valueCount; ++v)
-    bodies[v] = {t.values[v].minBody, t.values[v].maxBody, t.values[v].periodBody};
+    bodies[v] = {t.values[v].minBody, t.values[v].maxBody, t.values[v].regenPeriodBody,
+                 t.values[v].refillPeriodBody};
   for (const pack::ArchetypeValue &av : t.archetypeValues)
     if (av.value != kNoId && av.value < ix.valueCount)
       bodies[av.value].push_back(av.body);
@@ -502,7 +503,8 @@ void classifyStats(const pack::Tables &t, PackIndex &ix,
       ix.driftingPools.push_back(v);
     if ((value.regenStat != kNoId &&
          ix.statCache[value.regenStat] != PackIndex::StatCache::Holder) ||
-        periodReadsWorld(t, ix, value.periodBody)) {
+        periodReadsWorld(t, ix, value.regenPeriodBody) ||
+        periodReadsWorld(t, ix, value.refillPeriodBody)) {
       ix.poolsReadWorld = true;
       ix.worldDrifts.push_back(v);
     }

@@ -19,7 +19,7 @@ namespace ledger::pack {
 // build. A field added to a record is added here too. They stand in the
 // records' own namespace, where the bytes' writer and reader find them.
 // clang-format off
-static auto fields(Value &r) { return std::tie(r.name, r.kind, r.whole, r.rise, r.clockWorld, r.kept, r.byType, r.member, r.memberTag, r.minBody, r.maxBody, r.defaultValue, r.regenStat, r.regenPeriod, r.refillAmount, r.refillPeriod, r.periodBody); }
+static auto fields(Value &r) { return std::tie(r.name, r.kind, r.whole, r.rise, r.clockWorld, r.kept, r.byType, r.member, r.memberTag, r.minBody, r.maxBody, r.defaultValue, r.regenStat, r.regenPeriod, r.refillAmount, r.refillPeriod, r.regenPeriodBody, r.refillPeriodBody); }
 static auto fields(Tag &r) { return std::tie(r.name, r.parent, r.carried, r.closure); }
 static auto fields(Event &r) { return std::tie(r.name, r.builtin); }
 static auto fields(Link &r) { return std::tie(r.name, r.global); }
@@ -147,7 +147,8 @@ struct Check {
       body(v.minBody);
       body(v.maxBody);
       in(v.regenStat, t.values.size(), "values");
-      body(v.periodBody);
+      body(v.regenPeriodBody);
+      body(v.refillPeriodBody);
     }
     for (const Prop &p : t.props) {
       in(p.under, t.tags.size(), "tags");

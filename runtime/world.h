@@ -415,13 +415,17 @@ private:
   int64_t driftRate(Handle a, Id pool, size_t slot);
   // The period of a pool's regen or refill in world time: its number, or its
   // formula read as the rate is. One of 0 or less doesn't drift.
-  int64_t driftPeriod(Handle a, Id pool, size_t slot) {
+  int64_t regenPeriod(Handle a, Id pool, size_t slot) {
     const pack::Value &v = t_->values[pool];
-    if (v.periodBody == pack::kNoId)
-      return v.regenStat != pack::kNoId ? v.regenPeriod : v.refillPeriod;
-    return readPeriod(a, pool, slot);
+    return v.regenPeriodBody == pack::kNoId ? v.regenPeriod : readPeriod(a, pool, slot, false);
   }
-  int64_t readPeriod(Handle a, Id pool, size_t slot);
+  int64_t refillPeriod(Handle a, Id pool, size_t slot) {
+    const pack::Value &v = t_->values[pool];
+    return v.refillPeriodBody == pack::kNoId ? v.refillPeriod : readPeriod(a, pool, slot, true);
+  }
+  int64_t readPeriod(Handle a, Id pool, size_t slot, bool refill);
+  int64_t drifted(Handle a, Id pool, size_t slot, int64_t amount, int64_t from, int64_t to,
+                  PoolBounds bounds, NumberFault &fault);
   bool boundsHeld(Handle a, Id pool, size_t &slot) const;
   void settleWorldReaders();
   void settleReader(uint32_t ai, bool countsMoved, bool globalsMoved);
@@ -702,7 +706,7 @@ private:
   std::vector<int64_t> poolAt_;    // the anchor's time on the pool's clock
   std::vector<int64_t> poolMax_;   // the maximum it last read
   std::vector<int64_t> poolRate_;  // a drift reading the world: its rate at the anchor
-  std::vector<int64_t> poolPeriod_; // and its period, where a formula gives it
+  std::vector<int64_t> regenPeriod_, refillPeriod_; // and its periods, where formulas give them
   std::vector<int64_t> poolMin_;   // bounds reading a count: the least it last read
   std::vector<uint8_t> boundsSettled_; // and whether a moment's end has taken them
   uint64_t settledEpoch_ = 0;      // the world's epoch when what reads it was last settled

@@ -227,7 +227,8 @@ Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32
   // What settles as moments end, kept only where the catalog has it.
   if (!ix_->worldDrifts.empty()) {
     poolRate_.resize(poolRate_.size() + valueCount_, 0);
-    poolPeriod_.resize(poolPeriod_.size() + valueCount_, 0);
+    regenPeriod_.resize(regenPeriod_.size() + valueCount_, 0);
+    refillPeriod_.resize(refillPeriod_.size() + valueCount_, 0);
   }
   if (!ix_->countBounds.empty()) {
     poolMin_.resize(poolMin_.size() + valueCount_, 0);

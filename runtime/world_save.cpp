@@ -33,7 +33,7 @@ template <typename IO> void World::walkSave(IO &io) {
   io.each(actors_, [&](Actor &a) {
     io.pods(a.gen, a.archetype, a.live, a.fallen, a.madeAt, a.epoch, a.tagsEpoch);
   });
-  for (auto *values : {&pools_, &poolAt_, &poolMax_, &poolRate_, &poolPeriod_, &poolMin_})
+  for (auto *values : {&pools_, &poolAt_, &poolMax_, &poolRate_, &regenPeriod_, &refillPeriod_, &poolMin_})
     io.vec(*values);
   io.vec(boundsSettled_);
   io.pods(settledEpoch_, clocksEpoch_, shapeEpoch_, globalsEpoch_, readersShape_, readersGlobals_,
@@ -147,7 +147,7 @@ bool World::saveHolds(std::string &why) const {
     if (n != values)
       return bad("a list of its actors' values isn't one for each");
   if (poolRate_.size() != (ix_->worldDrifts.empty() ? 0 : values) ||
-      poolPeriod_.size() != poolRate_.size() ||
+      regenPeriod_.size() != poolRate_.size() || refillPeriod_.size() != poolRate_.size() ||
       poolMin_.size() != (ix_->countBounds.empty() ? 0 : values) ||
       boundsSettled_.size() != poolMin_.size())
     return bad("a list of its actors' values isn't one for each");

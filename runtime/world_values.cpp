@@ -364,20 +364,72 @@ int64_t World::poolNowWithin(Handle a, Id pool, size_t i, PoolBounds bounds) {
     // Its clock: its holder's time, or the world's pace with clock world; both
     // count from the make.
     int64_t nowAt = poolClock(a, pool);
-    int64_t elapsed = nowAt - poolAt_[i];
-    int64_t period = elapsed > 0 ? driftPeriod(a, pool, i) : 0;
-    if (p.regenStat != kNoId && period > 0)
-      amount = add(amount, mulDiv(driftRate(a, pool, i), elapsed, period), fault);
-    if (p.refills() && period > 0) {
-      int64_t from = poolAt_[i] / period;
-      int64_t to = nowAt / period;
-      amount = add(amount, mul(p.refillAmount, (to - from) * kOne, fault), fault);
-    }
+    if (nowAt > poolAt_[i])
+      amount = drifted(a, pool, i, amount, poolAt_[i], nowAt, bounds, fault);
   }
   if (actor(a)->live && p.rise == pack::Rise::Heal && p.maxBody != kNoId &&
       bounds.most > poolMax_[i])
     amount = add(amount, bounds.most - poolMax_[i], fault);
   return clampWithin(pool, amount, bounds);
+}
+
+// A pool's amount `amount` at its clock's `from`, drifted to `to`: a regen's
+// rate over its period, a refill's amount on each multiple of its period
+// passed. With both, pulling apart (a regen going down, a refill adding),
+// each stretch between refills stops at a bound, so it is stepped refill by
+// refill, a run of stretches that meet no bound taken at once and a held
+// amount left held (docs/readings.md 141).
+int64_t World::drifted(Handle a, Id pool, size_t i, int64_t amount, int64_t from, int64_t to,
+                       PoolBounds bounds, NumberFault &fault) {
+  const pack::Value &p = t_->values[pool];
+  int64_t perRegen = p.regenStat != kNoId ? regenPeriod(a, pool, i) : 0;
+  int64_t rate = perRegen > 0 ? driftRate(a, pool, i) : 0;
+  int64_t perRefill = p.refills() ? refillPeriod(a, pool, i) : 0;
+  int64_t refill = perRefill > 0 ? p.refillAmount : 0;
+  if (rate == 0 || refill == 0 || (rate < 0) == (refill < 0)) {
+    // One way only: what passes a bound stays past it, held as it is read.
+    if (rate != 0)
+      amount = add(amount, mulDiv(rate, to - from, perRegen), fault);
+    if (refill != 0)
+      amount = add(amount, mul(refill, (to / perRefill - from / perRefill) * kOne, fault), fault);
+    return amount;
+  }
+  // Held within its bounds, not rounded: the read rounds once, however the
+  // stretches were taken.
+  int64_t most = std::max(bounds.least, bounds.most);
+  auto held = [&](__int128 x) { return int64_t(std::clamp<__int128>(x, bounds.least, most)); };
+  int64_t x = amount;
+  int64_t k = from / perRefill, last = to / perRefill;
+  if (k < last) {
+    // To the first refill, then whole stretches each ending in one.
+    x = held(__int128(x) + mulDiv(rate, (k + 1) * perRefill - from, perRegen));
+    x = held(__int128(x) + refill);
+    from = (k + 1) * perRefill;
+    int64_t stretch = mulDiv(rate, perRefill, perRegen);
+    __int128 step = __int128(stretch) + refill;
+    __int128 low = std::min<__int128>(stretch, step), high = std::max<__int128>(stretch, step);
+    for (int64_t left = last - k - 1; left > 0;) {
+      // Stretches meeting no bound, on their way down and at their refill.
+      __int128 free = 0;
+      if (x + low >= bounds.least && x + high <= most)
+        free = step > 0   ? (most - high - x) / step + 1
+               : step < 0 ? (x + low - bounds.least) / -step + 1
+                          : left;
+      if (free > 0) {
+        int64_t run = int64_t(std::min<__int128>(free, left));
+        x = held(x + step * run);
+        left -= run;
+        continue;
+      }
+      int64_t next = held(__int128(held(__int128(x) + stretch)) + refill);
+      if (next == x)
+        break; // held there: every stretch after ends where it began
+      x = next;
+      --left;
+    }
+    from = last * perRefill;
+  }
+  return held(__int128(x) + mulDiv(rate, to - from, perRegen));
 }
 
 // Before anything an actor's values read changes: its pools' drift so far
@@ -406,8 +458,10 @@ World::PoolBounds World::settlePool(Handle a, Id p) {
     const pack::Value &v = t_->values[p];
     if (v.regenStat != kNoId)
       poolRate_[i] = computeStat(a, v.regenStat, nullptr);
-    if (v.periodBody != kNoId)
-      poolPeriod_[i] = boundOf(a, v.periodBody);
+    if (v.regenPeriodBody != kNoId)
+      regenPeriod_[i] = boundOf(a, v.regenPeriodBody);
+    if (v.refillPeriodBody != kNoId)
+      refillPeriod_[i] = boundOf(a, v.refillPeriodBody);
   }
   return bounds;
 }
@@ -419,8 +473,11 @@ int64_t World::driftRate(Handle a, Id pool, size_t slot) {
 
 // A period a formula gives: as the last settle took it where it reads the
 // world, else read now.
-int64_t World::readPeriod(Handle a, Id pool, size_t slot) {
-  return ix_->driftReadsWorld[pool] ? poolPeriod_[slot] : boundOf(a, t_->values[pool].periodBody);
+int64_t World::readPeriod(Handle a, Id pool, size_t slot, bool refill) {
+  const pack::Value &v = t_->values[pool];
+  if (ix_->driftReadsWorld[pool])
+    return (refill ? refillPeriod_ : regenPeriod_)[slot];
+  return boundOf(a, refill ? v.refillPeriodBody : v.regenPeriodBody);
 }
 
 // Once a moment has moved the world, what reads it settles. A drift ("what
@@ -813,23 +870,33 @@ int64_t World::poolClock(Handle a, Id pool) const {
 // The world time a pool's drift brings it from `amount` to `to` (up with a
 // positive regen or a refill, down with a negative regen), or -1 where it
 // never does. `rate` is a regen's drift a period, as driftRate reads it;
-// `slot` the pool's among its actor's values.
+// `slot` the pool's among its actor's values. With both a regen and a
+// refill, the sooner of the regen's alone and the next refill: the pool is
+// looked at again then, and the time after found from there.
 int64_t World::driftReaches(Handle a, Id p, size_t slot, int64_t rate, int64_t amount, int64_t to) {
   const pack::Value &v = t_->values[p];
   int64_t at = poolClock(a, p), due = -1;
-  int64_t period = driftPeriod(a, p, slot);
-  if (period <= 0) {
-    return -1;
-  } else if (v.regenStat != kNoId) {
-    int64_t gap = rate > 0 ? to - amount : rate < 0 ? amount - to : 0;
-    if (rate != 0 && gap > 0) {
-      __int128 need = (__int128(gap) * period + (rate > 0 ? rate : -rate) - 1) /
-                      (rate > 0 ? rate : -rate);
-      due = at + int64_t(need);
+  int64_t perRegen = v.regenStat != kNoId ? regenPeriod(a, p, slot) : 0;
+  int64_t perRefill = v.refills() ? refillPeriod(a, p, slot) : 0;
+  if (perRegen <= 0)
+    rate = 0;
+  int64_t gap = rate > 0 ? to - amount : rate < 0 ? amount - to : 0;
+  if (rate != 0 && gap > 0) {
+    __int128 need = (__int128(gap) * perRegen + (rate > 0 ? rate : -rate) - 1) /
+                    (rate > 0 ? rate : -rate);
+    due = at + int64_t(need);
+  }
+  if (perRefill > 0 && v.refillAmount != 0) {
+    int64_t refilled = -1;
+    bool apart = rate != 0 && (rate < 0) != (v.refillAmount < 0);
+    if (apart || (rate != 0 && gap > 0)) {
+      refilled = (at / perRefill + 1) * perRefill;
+    } else if (rate == 0 && v.refillAmount > 0 && amount < to) {
+      int64_t steps = (to - amount + v.refillAmount - 1) / v.refillAmount;
+      refilled = (at / perRefill + steps) * perRefill;
     }
-  } else if (v.refillAmount > 0 && amount < to) {
-    int64_t steps = (to - amount + v.refillAmount - 1) / v.refillAmount;
-    due = (at / period + steps) * period;
+    if (refilled >= 0)
+      due = due < 0 ? refilled : std::min(due, refilled);
   }
   int32_t clock = v.clockWorld || t_->timeStat == kNoId ? -1 : clockOfStat(t_->timeStat);
   return due < 0     ? -1
@@ -884,6 +951,9 @@ void World::firePoolBound(const Timer &tm) {
     events_[d].pool = p;
     raiseEvent(d);
   }
+  // A regen and a refill: looked at again as due, at a bound or not.
+  if (t_->values[p].regenStat != kNoId && t_->values[p].refills())
+    schedulePoolBounds(a);
   endMoment();
 }
 

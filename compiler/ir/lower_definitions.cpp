@@ -922,7 +922,8 @@ void Lowerer::refuseValuesReadingThemselves() {
   for (Id v = 0; v < n; ++v) {
     holderValuesRead(t_.values[v].minBody, bounds[v]);
     holderValuesRead(t_.values[v].maxBody, bounds[v]);
-    holderValuesRead(t_.values[v].periodBody, bounds[v]);
+    holderValuesRead(t_.values[v].regenPeriodBody, bounds[v]);
+    holderValuesRead(t_.values[v].refillPeriodBody, bounds[v]);
     if (t_.values[v].regenStat != kNoId)
       bounds[v].push_back(t_.values[v].regenStat);
     // A by-type member has no line of its own: its stat's stands for it.

@@ -321,15 +321,11 @@ void Lowerer::lowerValues() {
       w.regenStat = valueId(slotText(n, "regen"));
       w.regenPeriod = t_.unitsPerSecond;
       if (const Slot *per = tree_.slot(n, "per"))
-        lowerPeriod(file, *per, lineOf(n), w.regenPeriod, w.periodBody);
+        lowerPeriod(file, *per, lineOf(n), w.regenPeriod, w.regenPeriodBody);
     }
-    // Both at once need the drift stopped at a bound between refills, which
-    // the closed form doesn't follow yet.
-    if (tree_.slot(n, "regen") && tree_.slot(n, "refill"))
-      notRunYet(n, "a pool with both `regen` and `refill`");
     if (tree_.slot(n, "refill")) {
       w.refillAmount = literal(n, "refill");
-      lowerPeriod(file, *tree_.slot(n, "every"), lineOf(n), w.refillPeriod, w.periodBody);
+      lowerPeriod(file, *tree_.slot(n, "every"), lineOf(n), w.refillPeriod, w.refillPeriodBody);
     }
     std::string rise = slotText(n, "rise");
     w.rise = rise == "heal" ? Rise::Heal : Rise::Keep;

@@ -247,10 +247,10 @@ std::string Printer::run() {
                         v.minBody != kNoId ? " min body" + std::to_string(v.minBody) : "",
                         v.maxBody != kNoId ? " max body" + std::to_string(v.maxBody) : "",
                         v.regenStat != kNoId ? fmt::format(" regen value{} per {}", v.regenStat,
-                                                           period(v.regenPeriod, v.periodBody))
+                                                           period(v.regenPeriod, v.regenPeriodBody))
                                              : "",
                         v.refills() ? fmt::format(" refill {} every {}", num(v.refillAmount),
-                                                  period(v.refillPeriod, v.periodBody))
+                                                  period(v.refillPeriod, v.refillPeriodBody))
                                     : "");
   }
   for (Id i = 0; i < t_.links.size(); ++i)

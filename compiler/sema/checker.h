@@ -47,7 +47,7 @@ private:
   void inherit(NodeId n, RefKind kind);
   void inheritFrom(NodeId n, RefKind kind);
   void writeFrom(NodeId n);
-  std::string onceKey(NodeId n) const;
+  std::vector<std::string> onceKeys(NodeId n) const;
   void checkClashes(const std::string &name, const Decl &decl);
 
   // ---- extend and replace ----------------------------------------------------

@@ -165,35 +165,41 @@ void Checker::writeFrom(NodeId n) {
 
 // A clause a definition says once: made from a template or a parent, or
 // extended, it adds and never replaces, so the same clause from two of its
-// parts clashes.
-std::string Checker::onceKey(NodeId n) const {
+// parts clashes, and one said twice in the same lines is refused too.
+std::vector<std::string> Checker::onceKeys(NodeId n) const {
   const Node &node = tree_.nodes[n];
   switch (node.kind) {
+  case FormKind::ArchetypeWith: {
+    std::vector<std::string> pools;
+    for (const Slot *s : tree_.slotsNamed(n, "assign"))
+      pools.push_back("with " + slotText(s->value, "name"));
+    return pools;
+  }
   case FormKind::EffectStack:
-    return "stack";
+    return {"stack"};
   case FormKind::EffectClock:
-    return "clock";
+    return {"clock"};
   case FormKind::EffectDies:
-    return "dies";
+    return {"dies"};
   case FormKind::EffectFalls:
-    return "falls";
+    return {"falls"};
   case FormKind::EffectOrder:
-    return "order";
+    return {"order"};
   case FormKind::EffectVar:
-    return "var " + slotText(n, "name");
+    return {"var " + slotText(n, "name")};
   case FormKind::AbilityTarget:
-    return "target";
+    return {"target"};
   case FormKind::AbilityCooldown:
-    return "cooldown";
+    return {"cooldown"};
   case FormKind::AbilityRadius:
-    return "radius";
+    return {"radius"};
   case FormKind::AbilityWindup:
   case FormKind::AbilityChannel:
   case FormKind::AbilityCharge:
   case FormKind::AbilityFlies:
-    return std::string(text(node.file, node.begin));
+    return {std::string(text(node.file, node.begin))};
   case FormKind::ArchetypeBase:
-    return "base " + slotText(n, "stat");
+    return {"base " + slotText(n, "stat")};
   default:
     return {};
   }
@@ -203,18 +209,17 @@ void Checker::checkClashes(const std::string &name, const Decl &decl) {
   std::map<std::string, std::pair<NodeId, NodeId>, std::less<>> said; // key: part, line
   for (NodeId part : decl.parts)
     for (NodeId c = tree_.nodes[part].firstChild; c != kNone; c = tree_.nodes[c].nextSibling) {
-      std::string key = onceKey(c);
-      if (key.empty())
-        continue;
-      auto [it, added] = said.emplace(key, std::make_pair(part, c));
-      if (added || it->second.first == part)
-        continue;
-      const Node &node = tree_.nodes[c];
-      const Node &first = tree_.nodes[it->second.second];
-      diags_.report(DiagKind::Clash, tree_.loc(node.file, node.begin),
-                    length(node.file, node.begin), key, name);
-      diags_.note(DiagKind::ClashHere, tree_.loc(first.file, first.begin),
-                  length(first.file, first.begin), key);
+      for (const std::string &key : onceKeys(c)) {
+        auto [it, added] = said.emplace(key, std::make_pair(part, c));
+        if (added)
+          continue;
+        const Node &node = tree_.nodes[c];
+        const Node &first = tree_.nodes[it->second.second];
+        diags_.report(it->second.first == part ? DiagKind::ClauseTwice : DiagKind::Clash,
+                      tree_.loc(node.file, node.begin), length(node.file, node.begin), key, name);
+        diags_.note(DiagKind::ClashHere, tree_.loc(first.file, first.begin),
+                    length(first.file, first.begin), key);
+      }
     }
 }
 

@@ -374,13 +374,29 @@ bool readsTime(const pack::Tables &t, Id expr, const std::vector<uint8_t> &moves
 
 // Whether a requirement reads only its caster's and its target's own values
 // (a value kept by its holder's own changes), effects and tags, numbers and
-// curves: what only a change to one of those two moves.
-bool readsCasterAndTarget(const pack::Tables &t, const PackIndex &ix, Id expr) {
+// curves, or those of an actor a link of the caster's or a global link
+// names (each such link into `links`): what only a change to one of those
+// moves.
+bool readsCasterAndTarget(const pack::Tables &t, const PackIndex &ix, Id expr,
+                          std::vector<Id> &links) {
   const pack::Expr &e = t.exprs[expr];
   auto isRole = [&](Id x) {
     const pack::Expr &r = t.exprs[x];
-    return r.op == pack::ExprOp::Local && (r.imm == LEDGER_SLOT_HOLDER || r.imm == LEDGER_SLOT_TARGET);
+    if (r.op == pack::ExprOp::Local)
+      return r.imm == LEDGER_SLOT_HOLDER || r.imm == LEDGER_SLOT_TARGET;
+    if (r.op != pack::ExprOp::Read)
+      return false;
+    const pack::Read &rd = t.reads[r.imm];
+    bool caster = rd.op == pack::ReadOp::GlobalLink ||
+                  (rd.op == pack::ReadOp::Link && r.argCount == 1 &&
+                   t.exprs[t.exprArgs[r.argsBegin]].op == pack::ExprOp::Local &&
+                   t.exprs[t.exprArgs[r.argsBegin]].imm == LEDGER_SLOT_HOLDER);
+    if (caster)
+      links.push_back(rd.a);
+    return caster;
   };
+  if (isRole(expr))
+    return true;
   switch (e.op) {
   case pack::ExprOp::Var:
   case pack::ExprOp::Fold:
@@ -414,10 +430,10 @@ bool readsCasterAndTarget(const pack::Tables &t, const PackIndex &ix, Id expr) {
     break;
   }
   for (Id k : {e.a, e.b, e.c})
-    if (k != kNoId && !readsCasterAndTarget(t, ix, k))
+    if (k != kNoId && !readsCasterAndTarget(t, ix, k, links))
       return false;
   for (uint32_t i = 0; i < e.argCount; ++i)
-    if (!readsCasterAndTarget(t, ix, t.exprArgs[e.argsBegin + i]))
+    if (!readsCasterAndTarget(t, ix, t.exprArgs[e.argsBegin + i], links))
       return false;
   return true;
 }
@@ -431,7 +447,8 @@ bool bodyReadsTime(const pack::Tables &t, Id body, const std::vector<uint8_t> &m
 // whose bounds, base or terms read one (or an instance's time), followed to
 // the end; then the abilities whose requirements or prices read such a
 // thing, which an auto they refused tries again each tick, and those whose
-// requirements wait on their caster and their target alone.
+// requirements wait on their caster, their target and the actors the
+// caster's links name alone.
 void findTimedChecks(const pack::Tables &t, PackIndex &ix,
                      const std::vector<std::vector<Id>> &bodies) {
   std::vector<uint8_t> &moves = ix.movesWithTime;
@@ -450,6 +467,7 @@ void findTimedChecks(const pack::Tables &t, PackIndex &ix,
   }
   ix.checkReadsTime.assign(t.abilities.size(), 0);
   ix.requirementsWait.assign(t.abilities.size(), 0);
+  ix.requirementLinksBegin.assign(t.abilities.size() + 1, 0);
   for (Id a = 0; a < t.abilities.size(); ++a) {
     const pack::Ability &ab = t.abilities[a];
     for (uint32_t r = 0; r < ab.requireCount; ++r)
@@ -457,12 +475,19 @@ void findTimedChecks(const pack::Tables &t, PackIndex &ix,
     for (uint32_t c = 0; c < ab.costCount; ++c)
       ix.checkReadsTime[a] |= bodyReadsTime(t, t.costs[ab.costsBegin + c].amountBody, moves);
     bool waits = !ix.checkReadsTime[a];
+    std::vector<Id> links;
     for (uint32_t r = 0; r < ab.requireCount && waits; ++r) {
       Id body = t.requirements[ab.requiresBegin + r].body;
       waits = body != kNoId && t.bodies[body].kind == pack::BodyKind::Formula &&
-              readsCasterAndTarget(t, ix, t.bodies[body].root);
+              readsCasterAndTarget(t, ix, t.bodies[body].root, links);
     }
     ix.requirementsWait[a] = waits;
+    if (waits) {
+      std::sort(links.begin(), links.end());
+      links.erase(std::unique(links.begin(), links.end()), links.end());
+      ix.requirementLinks.insert(ix.requirementLinks.end(), links.begin(), links.end());
+    }
+    ix.requirementLinksBegin[a + 1] = uint32_t(ix.requirementLinks.size());
   }
 }
 

@@ -84,9 +84,14 @@ struct PackIndex {
   std::vector<uint8_t> movesWithTime;
   std::vector<uint8_t> checkReadsTime;
   // Abilities whose requirements read only their caster's and their
-  // target's own values (kept by their own changes), effects and tags: an
-  // auto they refused waits for one of those two to change (by ability).
+  // target's own values (kept by their own changes), effects and tags, or
+  // those of an actor a link of the caster's or a global link names: an
+  // auto they refused waits for one of those to change (by ability).
   std::vector<uint8_t> requirementsWait;
+  // Of those, the links read: a link of the caster's or a global link, by
+  // ability (requirementLinksBegin[a] .. [a + 1] into requirementLinks).
+  std::vector<uint32_t> requirementLinksBegin;
+  std::vector<Id> requirementLinks;
   // Effects blocking by a var of theirs (having self.VAR): by effect. Their
   // steps setting it wake their holder's autos.
   std::vector<uint8_t> blocksByVar;

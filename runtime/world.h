@@ -640,6 +640,8 @@ private:
   void wakeWaiters();
   void wakeWaitersOf(std::vector<uint32_t> &waiters, uint8_t listed);
   bool mayTake(Handle sleeper, Handle moved);
+  bool readsThroughLink(Handle sleeper, Handle moved);
+  template <typename Ask> bool anyAuto(Handle sleeper, Ask ask);
   // An actor's values or effects moved: an auto waiting on the values of
   // the actors its clause takes looks at it.
   void noteMoved(Handle a) {

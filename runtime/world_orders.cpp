@@ -503,7 +503,7 @@ void World::wakeWaitersOf(std::vector<uint32_t> &waiters, uint8_t listed) {
       if (moved == &valueMovedAt_ && listed != 2)
         break;
       for (size_t m = 0; m < moved->size() && !all; ++m) {
-        all = (*moved)[m] == sleeper;
+        all = (*moved)[m] == sleeper || (listed == 2 && readsThroughLink(sleeper, (*moved)[m]));
         if (!all && mayTake(sleeper, (*moved)[m]))
           autoHints_[ai].push_back((*moved)[m]);
       }
@@ -520,26 +520,44 @@ void World::wakeWaitersOf(std::vector<uint32_t> &waiters, uint8_t listed) {
   waiters.resize(kept);
 }
 
+// Whether any auto grant the sleeper holds, its archetype's or an effect's,
+// answers yes.
+template <typename Ask> bool World::anyAuto(Handle sleeper, Ask ask) {
+  const pack::Archetype &arch = t_->archetypes[actor(sleeper)->archetype];
+  for (uint32_t g = 0; g < arch.autoCount; ++g)
+    if (ask(t_->autos[arch.autosBegin + g]))
+      return true;
+  for (uint32_t k : held_[indexOf(sleeper)]) {
+    const pack::Effect &ef = t_->effects[insts_[k].effect];
+    for (uint32_t g = 0; g < ef.autoCount; ++g)
+      if (ask(t_->autos[ef.autosBegin + g]))
+        return true;
+  }
+  return false;
+}
+
 // Whether a target clause of one of the sleeper's autos takes the actor
 // that moved: only then can the sleeper find a target it didn't.
 bool World::mayTake(Handle sleeper, Handle moved) {
   if (!alive(moved) || actor(moved)->fallen)
     return false;
-  auto takes = [&](const pack::AutoGrant &grant) {
+  return anyAuto(sleeper, [&](const pack::AutoGrant &grant) {
     const pack::Ability &ab = t_->abilities[grant.ability];
     return ab.target == pack::TargetKind::One && clauseMiss(sleeper, ab, moved) == ClauseMiss::None;
-  };
-  const pack::Archetype &arch = t_->archetypes[actor(sleeper)->archetype];
-  for (uint32_t g = 0; g < arch.autoCount; ++g)
-    if (takes(t_->autos[arch.autosBegin + g]))
-      return true;
-  for (uint32_t k : held_[indexOf(sleeper)]) {
-    const pack::Effect &ef = t_->effects[insts_[k].effect];
-    for (uint32_t g = 0; g < ef.autoCount; ++g)
-      if (takes(t_->autos[ef.autosBegin + g]))
+  });
+}
+
+// Whether a requirement of one of the sleeper's autos reads the actor that
+// moved through a link of the sleeper's or a global link: every actor it
+// refused may be taken now.
+bool World::readsThroughLink(Handle sleeper, Handle moved) {
+  return anyAuto(sleeper, [&](const pack::AutoGrant &grant) {
+    for (uint32_t k = ix_->requirementLinksBegin[grant.ability];
+         k < ix_->requirementLinksBegin[grant.ability + 1]; ++k)
+      if (linkOf(sleeper, ix_->requirementLinks[k]) == moved)
         return true;
-  }
-  return false;
+    return false;
+  });
 }
 
 // A restored world's auto actors, all awake: those that would be refused
@@ -607,7 +625,7 @@ World::AutoTry World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle gra
   // Every try refused by what only its holder or the actor tried moves: it
   // waits for one of them to (or, its clause taking none, for who is in
   // play to).
-  bool waits = true, onValues = false;
+  bool waits = true, onValues = false, onLinks = false;
   Scratch<int64_t> targets(scratchHandles_);
   auto accepts = [&](Handle t) {
     targets->clear();
@@ -621,6 +639,8 @@ World::AutoTry World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle gra
       return true;
     waits &= waitsOnCasterAndTarget(a, grant.ability, checked);
     onValues = true;
+    onLinks |= checked.refusal == Refusal::Requirement &&
+               ix_->requirementLinksBegin[grant.ability] < ix_->requirementLinksBegin[grant.ability + 1];
     wakeAutosBy(grant, checked);
     return false;
   };
@@ -654,8 +674,8 @@ World::AutoTry World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle gra
   }
   if (!waits)
     return AutoTry::Refused;
-  if (!targeted)
-    return AutoTry::RefusedByHolder; // what refused it reads its holder alone
+  if (!targeted) // what refused it reads its holder alone, or an actor its links name
+    return onLinks ? AutoTry::RefusedWaiting : AutoTry::RefusedByHolder;
   return onValues ? AutoTry::RefusedWaiting : AutoTry::RefusedByClause;
 }
 

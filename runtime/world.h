@@ -426,6 +426,9 @@ private:
   int64_t readPeriod(Handle a, Id pool, size_t slot, bool refill);
   int64_t drifted(Handle a, Id pool, size_t slot, int64_t amount, int64_t from, int64_t to,
                   PoolBounds bounds, NumberFault &fault);
+  static int64_t driftedApart(int64_t amount, int64_t from, int64_t to, int64_t rate,
+                              int64_t perRegen, int64_t refill, int64_t perRefill,
+                              PoolBounds bounds);
   bool boundsHeld(Handle a, Id pool, size_t &slot) const;
   void settleWorldReaders();
   void settleReader(uint32_t ai, bool countsMoved, bool globalsMoved);

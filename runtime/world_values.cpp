@@ -394,6 +394,13 @@ int64_t World::drifted(Handle a, Id pool, size_t i, int64_t amount, int64_t from
       amount = add(amount, mul(refill, (to / perRefill - from / perRefill) * kOne, fault), fault);
     return amount;
   }
+  return driftedApart(amount, from, to, rate, perRegen, refill, perRefill, bounds);
+}
+
+// A regen and a refill pulling apart, stretch by stretch between refills.
+int64_t World::driftedApart(int64_t amount, int64_t from, int64_t to, int64_t rate,
+                            int64_t perRegen, int64_t refill, int64_t perRefill,
+                            PoolBounds bounds) {
   // Held within its bounds, not rounded: the read rounds once, however the
   // stretches were taken.
   int64_t most = std::max(bounds.least, bounds.most);

@@ -962,8 +962,8 @@ private:
   static constexpr Handle kUnfiled = -1;
   std::vector<SideFile> sideFiles_;
   std::vector<Handle> filedUnder_; // by actor: its file's side, kUnfiled out of play
-  std::vector<uint32_t> sidesStale_;
-  std::vector<uint8_t> sideStale_; // by actor: listed in sidesStale_
+  std::vector<uint32_t> toRefile_;
+  std::vector<uint8_t> refileListed_; // by actor: listed in toRefile_
   bool sidesKept_ = false, sidesAllStale_ = false;
   void fileAgain(Handle a);
   void fileSides();

@@ -16,11 +16,11 @@ void World::fileAgain(Handle a) {
     return;
   }
   uint32_t i = indexOf(a);
-  if (i >= sideStale_.size())
-    sideStale_.resize(actors_.size(), 0);
-  if (!sideStale_[i]) {
-    sideStale_[i] = 1;
-    sidesStale_.push_back(i);
+  if (i >= refileListed_.size())
+    refileListed_.resize(actors_.size(), 0);
+  if (!refileListed_[i]) {
+    refileListed_[i] = 1;
+    toRefile_.push_back(i);
   }
 }
 
@@ -30,19 +30,19 @@ void World::fileSides() {
     sidesAllStale_ = false;
     sideFiles_.clear();
     filedUnder_.assign(actors_.size(), kUnfiled);
-    for (uint32_t i : sidesStale_)
-      sideStale_[i] = 0;
-    sidesStale_.clear();
+    for (uint32_t i : toRefile_)
+      refileListed_[i] = 0;
+    toRefile_.clear();
     for (uint32_t i = 0; i < actors_.size(); ++i)
       refile(i);
     return;
   }
   filedUnder_.resize(actors_.size(), kUnfiled);
-  for (uint32_t i : sidesStale_) {
-    sideStale_[i] = 0;
+  for (uint32_t i : toRefile_) {
+    refileListed_[i] = 0;
     refile(i);
   }
-  sidesStale_.clear();
+  toRefile_.clear();
 }
 
 // Files an actor where it stands now: out of its old file, into the one of

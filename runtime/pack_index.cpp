@@ -467,27 +467,39 @@ void findTimedChecks(const pack::Tables &t, PackIndex &ix,
   }
   ix.checkReadsTime.assign(t.abilities.size(), 0);
   ix.requirementsWait.assign(t.abilities.size(), 0);
-  ix.requirementLinksBegin.assign(t.abilities.size() + 1, 0);
+  ix.costsWait.assign(t.abilities.size(), 0);
+  ix.waitLinksBegin.assign(t.abilities.size() + 1, 0);
   for (Id a = 0; a < t.abilities.size(); ++a) {
     const pack::Ability &ab = t.abilities[a];
     for (uint32_t r = 0; r < ab.requireCount; ++r)
       ix.checkReadsTime[a] |= bodyReadsTime(t, t.requirements[ab.requiresBegin + r].body, moves);
     for (uint32_t c = 0; c < ab.costCount; ++c)
       ix.checkReadsTime[a] |= bodyReadsTime(t, t.costs[ab.costsBegin + c].amountBody, moves);
+    auto waitsOn = [&](Id body, std::vector<Id> &links) {
+      return body != kNoId && t.bodies[body].kind == pack::BodyKind::Formula &&
+             readsCasterAndTarget(t, ix, t.bodies[body].root, links);
+    };
+    std::vector<Id> links, costLinks;
     bool waits = !ix.checkReadsTime[a];
-    std::vector<Id> links;
-    for (uint32_t r = 0; r < ab.requireCount && waits; ++r) {
-      Id body = t.requirements[ab.requiresBegin + r].body;
-      waits = body != kNoId && t.bodies[body].kind == pack::BodyKind::Formula &&
-              readsCasterAndTarget(t, ix, t.bodies[body].root, links);
+    for (uint32_t r = 0; r < ab.requireCount && waits; ++r)
+      waits = waitsOn(t.requirements[ab.requiresBegin + r].body, links);
+    bool costs = !ix.checkReadsTime[a];
+    for (uint32_t c = 0; c < ab.costCount && costs; ++c) {
+      const pack::Cost &cost = t.costs[ab.costsBegin + c];
+      costs = waitsOn(cost.amountBody, costLinks);
+      if (cost.link != kNoId)
+        costLinks.push_back(cost.link);
     }
     ix.requirementsWait[a] = waits;
-    if (waits) {
-      std::sort(links.begin(), links.end());
-      links.erase(std::unique(links.begin(), links.end()), links.end());
-      ix.requirementLinks.insert(ix.requirementLinks.end(), links.begin(), links.end());
-    }
-    ix.requirementLinksBegin[a + 1] = uint32_t(ix.requirementLinks.size());
+    ix.costsWait[a] = costs;
+    if (!waits)
+      links.clear();
+    if (costs)
+      links.insert(links.end(), costLinks.begin(), costLinks.end());
+    std::sort(links.begin(), links.end());
+    links.erase(std::unique(links.begin(), links.end()), links.end());
+    ix.waitLinks.insert(ix.waitLinks.end(), links.begin(), links.end());
+    ix.waitLinksBegin[a + 1] = uint32_t(ix.waitLinks.size());
   }
 }
 

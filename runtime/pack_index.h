@@ -83,15 +83,16 @@ struct PackIndex {
   // refused is tried again on the next tick (by ability).
   std::vector<uint8_t> movesWithTime;
   std::vector<uint8_t> checkReadsTime;
-  // Abilities whose requirements read only their caster's and their
-  // target's own values (kept by their own changes), effects and tags, or
-  // those of an actor a link of the caster's or a global link names: an
-  // auto they refused waits for one of those to change (by ability).
-  std::vector<uint8_t> requirementsWait;
-  // Of those, the links read: a link of the caster's or a global link, by
-  // ability (requirementLinksBegin[a] .. [a + 1] into requirementLinks).
-  std::vector<uint32_t> requirementLinksBegin;
-  std::vector<Id> requirementLinks;
+  // Abilities whose requirements, and whose prices, read only their
+  // caster's and their target's own values (kept by their own changes),
+  // effects and tags, or those of an actor a link of the caster's or a
+  // global link names: an auto they refused waits for one of those to
+  // change (by ability). A price is paid by the caster or through its link.
+  std::vector<uint8_t> requirementsWait, costsWait;
+  // The links those read or pay through, by ability (waitLinksBegin[a] ..
+  // [a + 1] into waitLinks).
+  std::vector<uint32_t> waitLinksBegin;
+  std::vector<Id> waitLinks;
   // Effects blocking by a var of theirs (having self.VAR): by effect. Their
   // steps setting it wake their holder's autos.
   std::vector<uint8_t> blocksByVar;

@@ -664,7 +664,7 @@ private:
   }
   void listAutosFromSave();
   void wakeAutosBy(const pack::AutoGrant &grant, const Outcome &refusal);
-  bool waitsOnCasterAndTarget(Handle caster, Id ability, const Outcome &refusal) const;
+  bool waitsOnCasterAndTarget(Id ability, const Outcome &refusal) const;
   void wakeAutosAt(int64_t at);
   void scheduleAutoWake();
   Refusal castAbility(Frame *parent, Handle caster, Id ability, const std::vector<Handle> &targets,

@@ -552,9 +552,9 @@ bool World::mayTake(Handle sleeper, Handle moved) {
 // refused may be taken now.
 bool World::readsThroughLink(Handle sleeper, Handle moved) {
   return anyAuto(sleeper, [&](const pack::AutoGrant &grant) {
-    for (uint32_t k = ix_->requirementLinksBegin[grant.ability];
-         k < ix_->requirementLinksBegin[grant.ability + 1]; ++k)
-      if (linkOf(sleeper, ix_->requirementLinks[k]) == moved)
+    for (uint32_t k = ix_->waitLinksBegin[grant.ability];
+         k < ix_->waitLinksBegin[grant.ability + 1]; ++k)
+      if (linkOf(sleeper, ix_->waitLinks[k]) == moved)
         return true;
     return false;
   });
@@ -637,10 +637,10 @@ World::AutoTry World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle gra
     Outcome checked = checkOrder(a, grant.ability, *targets, false, {}, nullptr, true, granting);
     if (checked.ok())
       return true;
-    waits &= waitsOnCasterAndTarget(a, grant.ability, checked);
+    waits &= waitsOnCasterAndTarget(grant.ability, checked);
     onValues = true;
-    onLinks |= checked.refusal == Refusal::Requirement &&
-               ix_->requirementLinksBegin[grant.ability] < ix_->requirementLinksBegin[grant.ability + 1];
+    onLinks |= (checked.refusal == Refusal::Requirement || checked.refusal == Refusal::CannotAfford) &&
+               ix_->waitLinksBegin[grant.ability] < ix_->waitLinksBegin[grant.ability + 1];
     wakeAutosBy(grant, checked);
     return false;
   };
@@ -679,16 +679,16 @@ World::AutoTry World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle gra
   return onValues ? AutoTry::RefusedWaiting : AutoTry::RefusedByClause;
 }
 
-// Whether a refusal past the target clause reads only the caster and the
-// actor tried: a requirement reading their own values, effects and tags; a
-// price on the caster's own pool, not drifting, no rule pricing it.
-bool World::waitsOnCasterAndTarget(Handle a, Id ability, const Outcome &refusal) const {
+// Whether a refusal past the target clause reads only the caster, the
+// actor tried and the actors the caster's links name: a requirement reading
+// their own values, effects and tags; a price so read, on the caster's pool
+// or the one its link names, not drifting, no rule pricing it.
+bool World::waitsOnCasterAndTarget(Id ability, const Outcome &refusal) const {
   switch (refusal.refusal) {
   case Refusal::Requirement:
     return ix_->requirementsWait[ability];
   case Refusal::CannotAfford:
-    return refusal.payer == a && !t_->values[refusal.pool].drifts() &&
-           !ix_->checkReadsTime[ability] && !ix_->costHeard;
+    return ix_->costsWait[ability] && !t_->values[refusal.pool].drifts() && !ix_->costHeard;
   default:
     return false;
   }

@@ -306,7 +306,9 @@ private:
     uint32_t varCount = 0;
     Refusal refusal = Refusal::None;
     uint32_t chain = 0;
-    bool priced = false; // a cost's payment: its before rules priced it already
+    // Its before rules have run: a cost's payment, priced as its bill was; a
+    // Remove something did, heard before its instance came off.
+    bool beforeHeard = false;
     bool made = false;   // an Apply that put on a new instance, not merged into one held
     Handle grant = 0;    // the instance whose grant the chain's activation used
     Handle target = 0;   // Activate: the target its order named first
@@ -484,8 +486,24 @@ private:
   void install(Event &e, uint32_t eventIndex);
   uint32_t newInstance(Event &e, uint32_t eventIndex);
   void putOn(Event &e, uint32_t eventIndex);
-  void endInstance(uint32_t inst, Id endTag, uint32_t chain);
-  int64_t takeStacks(uint32_t inst, int64_t stacks, Id endTag, uint32_t chain);
+  // Whether a before rule may keep an instance on (docs/readings.md 142): a
+  // taking something did (a step, an order, its ends on, an each … removes)
+  // is heard before anything comes off; one its lifetime, a newcomer, a sum
+  // to 0, its prevents death or its holder's end brought has come off
+  // whatever a rule says.
+  enum class Taking : uint8_t { Forced, Stoppable };
+  struct Taken {
+    int64_t stacks = 0; // how many it took (their count, whole units times kOne)
+    bool kept = false;  // a before rule's prevent kept them on
+  };
+  Taken endInstance(uint32_t inst, Id endTag, uint32_t chain, Taking taking = Taking::Forced);
+  Taken takeStacks(uint32_t inst, int64_t stacks, Id endTag, uint32_t chain,
+                   Taking taking = Taking::Forced);
+  uint32_t removeEventFor(uint32_t inst, int64_t stacks, Id endTag, uint32_t chain);
+  bool keptOn(uint32_t ev, int64_t asked);
+  Taken settleTaking(uint32_t inst, uint32_t ev, Id endTag, int64_t asked);
+  void comeOff(uint32_t inst, uint32_t ev, Id endTag);
+  void takeSome(uint32_t inst, uint32_t ev, int64_t take);
   void schedule(uint32_t inst);
   // Clocks: each actor's time stat and the stats effects say they run on.
   struct Clock {
@@ -561,6 +579,7 @@ private:
   uint32_t newEvent(Id kind, Handle subject, Handle source, Handle credit, uint32_t chain);
   Refusal raiseEvent(uint32_t eventIndex);
   bool blocks(const Event &e);
+  bool inPreventedChain(const Event &e) const;
   bool hearsKind(const pack::Filter &f, const Event &e) const;
   bool whoMatches(const pack::WhoClause &w, Handle who, Handle holder, uint32_t inst);
   bool allies(Handle a, Handle b) const;
@@ -682,7 +701,7 @@ private:
   bool costBlocked(Handle payer, Id pool, Handle caster, Id ability, int64_t order);
   int64_t price(Handle payer, Id pool, int64_t amount, Handle caster, Id ability, int64_t order);
   int64_t removeEffect(Id effect, Handle from, int64_t stacks, Id endTag, uint32_t chain,
-                       pack::TagSet tags = 0, pack::TagSet unless = 0);
+                       pack::TagSet tags = 0, pack::TagSet unless = 0, uint32_t *kept = nullptr);
   Refusal raiseOn(Frame *f, Id event, Handle of, Handle by, pack::TagSet tagged, uint32_t chain);
 
   const Pack *pack_;

@@ -86,7 +86,7 @@ Refusal World::changePool(Frame *f, Id tag, Id pool, Handle to, Handle source, H
       typed |= portions[p].tags.w[w] != 0;
   e.portionCount = typed ? std::min(count, kMaxPortions) : 0;
   e.upTo = upTo;
-  e.priced = priced;
+  e.beforeHeard = priced;
   if (f) {
     for (uint32_t w = 0; w < t_->tagWords; ++w)
       e.tags.w[w] |= f->carried.w[w];
@@ -163,8 +163,11 @@ Refusal World::applyTo(Frame *f, Id effect, int64_t stacks, Handle to, Handle so
   return r;
 }
 
+// Returns how many instances it took from; *kept counts those a before
+// rule kept on (docs/readings.md 142). By stacks, what a rule keeps on
+// isn't taken, and the rest of the count goes on to the next.
 int64_t World::removeEffect(Id effect, Handle from, int64_t stacks, Id endTag, uint32_t chain,
-                            pack::TagSet tags, pack::TagSet unless) {
+                            pack::TagSet tags, pack::TagSet unless, uint32_t *kept) {
   if (!alive(from) || (stacks != kWhole && stacks <= 0))
     return 0;
   int64_t taken = 0;
@@ -182,15 +185,16 @@ int64_t World::removeEffect(Id effect, Handle from, int64_t stacks, Id endTag, u
       if (!carriesAll(tb, tags) || (unless && carriesAny(tb, unless)))
         continue;
     }
-    if (stacks != kWhole) {
-      stacks -= takeStacks(i, stacks, endTag, chain);
-      ++taken;
-      if (stacks <= 0)
-        break;
+    Taken t = stacks != kWhole ? takeStacks(i, stacks, endTag, chain, Taking::Stoppable)
+                               : endInstance(i, endTag, chain, Taking::Stoppable);
+    if (t.kept) {
+      if (kept)
+        ++*kept;
       continue;
     }
-    endInstance(i, endTag, chain);
     ++taken;
+    if (stacks != kWhole && (stacks -= t.stacks) <= 0)
+      break;
   }
   return taken;
 }
@@ -397,9 +401,10 @@ bool World::granted(Handle a, Id ability, Handle *grant, Id usingEffect) {
   return false;
 }
 
-// An Apply's amount is its stacks: a change to the one is to the other.
+// An Apply's or a Remove's amount is its stacks: a change to the one is to
+// the other.
 void World::stacksFollowAmount(Event *e) {
-  if (e && e->kind == Id(BuiltinEvent::Apply))
+  if (e && (e->kind == Id(BuiltinEvent::Apply) || e->kind == Id(BuiltinEvent::Remove)))
     e->stacks = e->amount;
 }
 
@@ -579,12 +584,13 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
         self = which == f.instance;
         if (self)
           endTag = Id(BuiltinTag::EndBroken);
-        if (stacks == kWhole) {
-          endInstance(indexOf(which), endTag, f.chain);
-          done = 1;
-        } else if (stacks > 0) {
-          takeStacks(indexOf(which), stacks, endTag, f.chain);
-          done = 1;
+        if (stacks == kWhole || stacks > 0) {
+          Taken t = stacks == kWhole
+                        ? endInstance(indexOf(which), endTag, f.chain, Taking::Stoppable)
+                        : takeStacks(indexOf(which), stacks, endTag, f.chain, Taking::Stoppable);
+          (t.kept ? refused : done) = 1;
+          if (t.kept)
+            ++byReason[uint32_t(Refusal::Prevented)];
         }
         self = self && !insts_[indexOf(which)].live;
       }
@@ -600,8 +606,11 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
       for (Handle t : targets) {
         if (a.op == ActionOp::RemoveCooldown && effect == kNoId)
           continue;
+        uint32_t kept = 0;
         done += uint32_t(removeEffect(effect, t, stacks, endTag, f.chain, carrying,
-                                      a.op == ActionOp::RemoveTag ? a.c : 0));
+                                      a.op == ActionOp::RemoveTag ? a.c : 0, &kept));
+        refused += kept;
+        byReason[uint32_t(Refusal::Prevented)] += kept;
       }
     }
     results(done, 0, 0, refused);

@@ -467,14 +467,85 @@ void World::install(Event &e, uint32_t eventIndex) {
   }
 }
 
+// Its Remove, made before anything comes off and raised once it has: its
+// end and expire steps hold it in hand ("held against its Remove"). Whole
+// where it carries an End tag (event.amount its stacks, signed as they
+// are), else the stacks it takes and, as event.after, what it leaves.
+uint32_t World::removeEventFor(uint32_t inst, int64_t stacks, Id endTag, uint32_t chain) {
+  const Instance &in = insts_[inst];
+  uint32_t ev = newEvent(Id(pack::BuiltinEvent::Remove), in.holder, in.source, in.credit, chain);
+  Event &remove = events_[ev];
+  remove.effect = in.effect;
+  remove.instance = instanceHandle(inst);
+  bool whole = endTag != kNoId;
+  remove.stacks = whole ? in.stacks : stacks;
+  remove.amount = remove.stacks; // what event.amount reads: the stacks it takes
+  remove.after = whole ? 0 : in.stacks < 0 ? in.stacks + stacks : in.stacks - stacks;
+  if (whole)
+    addTags(remove.tags, t_->tags[endTag].closure);
+  addTags(remove.tags, t_->effects[in.effect].tags);
+  return ev;
+}
+
+// A Remove something did, heard by its before rules before its instance
+// comes off: a prevent keeps it on, and so does an amount they leave at 0 or
+// turn round (docs/readings.md 142); it is told prevented. A block or a
+// chain's prevent meets it as it is raised, once it has come off.
+bool World::keptOn(uint32_t ev, int64_t asked) {
+  if (inPreventedChain(events_[ev]) || blocks(events_[ev]))
+    return false;
+  runBefore(ev);
+  Event &heard = events_[ev];
+  heard.beforeHeard = true;
+  if (heard.stacks == 0 || (heard.stacks < 0) != (asked < 0))
+    heard.prevented = true;
+  if (!heard.prevented)
+    return false;
+  raiseEvent(ev);
+  return true;
+}
+
+// What its before rules left a Remove to take: none where they kept it on,
+// the whole instance where they left it all (or more), else that many stacks.
+World::Taken World::settleTaking(uint32_t inst, uint32_t ev, Id endTag, int64_t asked) {
+  if (keptOn(ev, asked))
+    return {0, true};
+  const Instance &in = insts_[inst];
+  if (!in.live || in.ending)
+    return {}; // a rule hearing it took it off first
+  int64_t held = in.stacks < 0 ? -in.stacks : in.stacks;
+  int64_t wanted = events_[ev].stacks < 0 ? -events_[ev].stacks : events_[ev].stacks;
+  Event &remove = events_[ev];
+  remove.tags = {};
+  addTags(remove.tags, t_->effects[in.effect].tags);
+  if (wanted >= held) {
+    remove.stacks = remove.amount = in.stacks;
+    remove.after = 0;
+    addTags(remove.tags, t_->tags[endTag].closure);
+    comeOff(inst, ev, endTag);
+    return {held, false};
+  }
+  takeSome(inst, ev, wanted);
+  return {wanted, false};
+}
+
 // An instance comes off: its expire and end rules as its end says, its
 // Remove raised carrying how it ended, its place freed.
-void World::endInstance(uint32_t inst, Id endTag, uint32_t chain) {
-  Instance &in = insts_[inst];
+World::Taken World::endInstance(uint32_t inst, Id endTag, uint32_t chain, Taking taking) {
   // Once: its own expire and end steps may reach it again (a remove, an
   // exclusive, a blow its prevents death would hear); it is already going.
-  if (!in.live || in.ending)
-    return;
+  if (!insts_[inst].live || insts_[inst].ending)
+    return {};
+  int64_t stacks = insts_[inst].stacks;
+  uint32_t ev = removeEventFor(inst, stacks, endTag, chain);
+  if (taking == Taking::Stoppable)
+    return settleTaking(inst, ev, endTag, stacks);
+  comeOff(inst, ev, endTag);
+  return {stacks < 0 ? -stacks : stacks, false};
+}
+
+void World::comeOff(uint32_t inst, uint32_t ev, Id endTag) {
+  Instance &in = insts_[inst];
   in.ending = true;
   Handle holder = in.holder;
   auto &hearing = hearers_[indexOf(holder)];
@@ -485,20 +556,7 @@ void World::endInstance(uint32_t inst, Id endTag, uint32_t chain) {
   const pack::Effect &ef = t_->effects[in.effect];
   TagBits endTags;
   addTags(endTags, t_->tags[endTag].closure);
-  // Its Remove, made now and raised once it has come off: its end and
-  // expire steps hold it in hand ("held against its Remove").
-  uint32_t ev = newEvent(Id(pack::BuiltinEvent::Remove), holder, in.source, in.credit, chain);
-  {
-    Event &remove = events_[ev];
-    remove.effect = in.effect;
-    remove.instance = instanceHandle(inst);
-    remove.stacks = in.stacks;
-    remove.amount = in.stacks; // what event.amount reads: the stacks it takes
-    remove.after = 0;
-    addTags(remove.tags, t_->tags[endTag].closure);
-    addTags(remove.tags, t_->effects[in.effect].tags);
-  }
-  Frame f = frameFor(inst, int64_t(ev), chain);
+  Frame f = frameFor(inst, int64_t(ev), events_[ev].chain);
   if (endTag == Id(pack::BuiltinTag::EndExpired))
     for (uint32_t r = 0; r < ef.ruleCount; ++r)
       if (t_->rules[ef.rulesBegin + r].kind == pack::RuleKind::Expire)
@@ -554,27 +612,29 @@ void World::endInstance(uint32_t inst, Id endTag, uint32_t chain) {
 // Stacks taken off an instance, toward zero (a signed count below it too):
 // taking the last ends it with the tag given; taking fewer leaves it held,
 // its Remove carrying what it took and, as event.after, what it leaves,
-// with no End tag, as it hasn't ended. Returns the stacks taken.
-int64_t World::takeStacks(uint32_t inst, int64_t stacks, Id endTag, uint32_t chain) {
-  Instance &in = insts_[inst];
+// with no End tag, as it hasn't ended.
+World::Taken World::takeStacks(uint32_t inst, int64_t stacks, Id endTag, uint32_t chain,
+                               Taking taking) {
+  const Instance &in = insts_[inst];
   int64_t held = in.stacks < 0 ? -in.stacks : in.stacks;
   int64_t take = std::min(stacks, held);
-  if (take >= held) {
-    endInstance(inst, endTag, chain);
-    return take;
-  }
+  if (take >= held)
+    return endInstance(inst, endTag, chain, taking);
+  uint32_t ev = removeEventFor(inst, take, kNoId, chain);
+  if (taking == Taking::Stoppable)
+    return settleTaking(inst, ev, endTag, take);
+  takeSome(inst, ev, take);
+  return {take, false};
+}
+
+void World::takeSome(uint32_t inst, uint32_t ev, int64_t take) {
+  Instance &in = insts_[inst];
   touchFor(in.holder, in.effect);
   in.stacks += in.stacks < 0 ? take : -take;
-  uint32_t ev = newEvent(Id(pack::BuiltinEvent::Remove), in.holder, in.source, in.credit, chain);
   Event &remove = events_[ev];
-  remove.effect = in.effect;
-  remove.instance = instanceHandle(inst);
-  remove.stacks = take;
-  remove.amount = take;
+  remove.stacks = remove.amount = take;
   remove.after = in.stacks;
-  addTags(remove.tags, t_->effects[in.effect].tags);
   raiseEvent(ev);
-  return take;
 }
 
 void World::runTimers(int64_t upTo) {

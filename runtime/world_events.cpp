@@ -179,6 +179,14 @@ void World::mergeBySeq(std::vector<uint32_t> &out, size_t mid) {
   out.swap(*merged);
 }
 
+// prevent chain: every later event of its chain on the holder.
+bool World::inPreventedChain(const Event &e) const {
+  for (auto [holder, c] : preventedChains_)
+    if (c == e.chain && holder == e.subject)
+      return true;
+  return false;
+}
+
 bool World::blocks(const Event &e) {
   const TagBits &activating = e.tags;
   for (Handle who : {e.subject, e.source}) {
@@ -519,12 +527,12 @@ void World::runJob(const Job &job) {
     runRule(job.rule, f);
     return;
   case pack::RuleKind::EndsOn:
-    endInstance(inst, Id(BuiltinTag::EndBroken), e.chain);
+    endInstance(inst, Id(BuiltinTag::EndBroken), e.chain, Taking::Stoppable);
     break;
   case pack::RuleKind::Each: {
     int64_t spent = runBody(rule.countBody, f);
     if (spent > 0)
-      takeStacks(inst, spent, Id(BuiltinTag::EndSpent), e.chain);
+      takeStacks(inst, spent, Id(BuiltinTag::EndSpent), e.chain, Taking::Stoppable);
     break;
   }
   default:
@@ -635,17 +643,24 @@ Refusal World::raiseEvent(uint32_t ei) {
   {
     Event &e = events_[ei];
     e.sent = e.amount;
-    for (auto [holder, c] : preventedChains_)
-      if (c == e.chain && holder == e.subject) {
-        return Refusal::Prevented;
-      }
+    if (inPreventedChain(e))
+      return Refusal::Prevented;
     if (blocks(e)) {
       e.refusal = Refusal::Blocked;
       return Refusal::Blocked;
     }
   }
-  if (!events_[ei].priced)
+  if (!events_[ei].beforeHeard) {
     runBefore(ei);
+    // A Remove raised once its instance has come off whatever a rule says
+    // (its lifetime ran out, a newcomer took its place, …): what its before
+    // rules did to it changes nothing (docs/readings.md 142).
+    if (events_[ei].kind == Id(BuiltinEvent::Remove)) {
+      Event &forced = events_[ei];
+      forced.prevented = false;
+      forced.amount = forced.stacks = forced.sent;
+    }
+  }
   Event &e = events_[ei];
   if (e.redirectTo != 0 || e.redirectPool != kNoId) {
     // Sent on as the change it would have been, caused by it.

@@ -845,6 +845,8 @@ Outcome World::remove(Id effect, Handle from, int64_t stacks) {
   if (!holds(from, effect))
     return refused(Refusal::NotHeld);
   beginMoment();
+  // Done, as an order whose Activate is prevented is (docs/readings.md 99,
+  // 142): a Remove a before rule keeps on is told prevented in the journal.
   removeEffect(effect, from, stacks, Id(BuiltinTag::EndRemoved), ++chains_);
   endMoment();
   return {};

@@ -262,12 +262,6 @@ void Lowerer::lowerRule(Id effect, NodeId c, RuleKind kind, std::vector<Rule> &r
     r.countBody = formulaBody(file, tree_.slot(c, "count")->value, scope, r.line);
   r.having = tagsOf(c, "having", false);
   r.unless = tagsOf(c, "unless", false);
-  // A Remove is raised as its instance has come off: nothing is left to
-  // keep on, so a prevent hearing one is refused rather than doing nothing.
-  if (kind == RuleKind::Before && r.filter.event == Id(pack::BuiltinEvent::Remove))
-    for (NodeId step : childrenOf(c))
-      if (tree_.nodes[step].kind == FormKind::BeforePrevent)
-        notRunYet(step, "`prevent` on a Remove");
   if (kind != RuleKind::EndsOn && kind != RuleKind::Each)
     r.steps = stepsBody(childrenOf(c), scope, c);
   r.index = uint32_t(rules.size());

@@ -440,6 +440,7 @@ private:
       break;
     case FormKind::EffectBefore:
       checkBeforeHearsPrevented(n);
+      checkPreventKeepsNothing(n);
       [[fallthrough]];
     case FormKind::EffectEndsOn:
     case FormKind::EffectEach:
@@ -546,6 +547,28 @@ private:
       return;
     if (const Slot *prevented = tree_.slot(filter->value, "prevented"))
       reportSlot(DiagKind::BeforeHearsPrevented, filter->value, *prevented);
+  }
+
+  // A prevent in a rule hearing only the Removes the world raises whatever
+  // a rule says (a lifetime run out, a newcomer in its place, a holder
+  // destroyed): it stops nothing (a warning, as the reference refuses none).
+  void checkPreventKeepsNothing(NodeId n) {
+    const Slot *filter = tree_.slot(n, "filter");
+    if (!filter)
+      return;
+    const Slot *having = tree_.slot(filter->value, "having");
+    if (!having)
+      return;
+    bool prevents = false;
+    for (NodeId c = node(n).firstChild; c != kNone; c = node(c).nextSibling)
+      prevents |= node(c).kind == FormKind::BeforePrevent;
+    if (!prevents)
+      return;
+    eachItem(filter->value, *having, [&](uint32_t b, uint32_t e) {
+      std::string_view tag = tree_.span(node(n).file, b, e);
+      if (tag == "End.Expired" || tag == "End.Replaced" || tag == "End.Gone")
+        report(DiagKind::PreventKeepsNothing, node(n).file, b, e, tag);
+    });
   }
 
   // blocks EVENT-OR-TAGS: "an event, or one or more tags an event carries":

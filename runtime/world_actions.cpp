@@ -1059,7 +1059,9 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
     return LEDGER_GO;
   }
   case ActionOp::Redirect: {
-    if (!hand)
+    // A Remove takes an instance off its own holder: there is nowhere to
+    // send it on, so it goes on as it came (docs/readings.md 143).
+    if (!hand || hand->kind == Id(BuiltinEvent::Remove))
       return LEDGER_GO;
     Handle to = (a.flags & kHasOn) ? args[k++] : 0;
     // A rule naming some of a change's portions sends those alone on, once

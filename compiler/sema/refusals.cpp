@@ -441,6 +441,7 @@ private:
     case FormKind::EffectBefore:
       checkBeforeHearsPrevented(n);
       checkPreventKeepsNothing(n);
+      checkRedirectOfRemove(n);
       [[fallthrough]];
     case FormKind::EffectEndsOn:
     case FormKind::EffectEach:
@@ -547,6 +548,18 @@ private:
       return;
     if (const Slot *prevented = tree_.slot(filter->value, "prevented"))
       reportSlot(DiagKind::BeforeHearsPrevented, filter->value, *prevented);
+  }
+
+  // A redirect in a rule hearing a Remove by name: there is nowhere to send
+  // an instance's end (a warning, as the reference refuses none).
+  void checkRedirectOfRemove(NodeId n) {
+    const Slot *filter = tree_.slot(n, "filter");
+    const Slot *event = filter ? tree_.slot(filter->value, "event") : nullptr;
+    if (!event || slotText(filter->value, *event) != "Remove")
+      return;
+    for (NodeId c = node(n).firstChild; c != kNone; c = node(c).nextSibling)
+      if (node(c).kind == FormKind::BeforeRedirect)
+        reportLine(DiagKind::RedirectOfRemove, c);
   }
 
   // A prevent in a rule hearing only the Removes the world raises whatever

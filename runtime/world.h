@@ -578,7 +578,7 @@ private:
   // ---- events (world_events.cpp) -----------------------------------------------------
   uint32_t newEvent(Id kind, Handle subject, Handle source, Handle credit, uint32_t chain);
   Refusal raiseEvent(uint32_t eventIndex);
-  bool blocks(const Event &e);
+  bool blocks(const Event &e, uint32_t except = UINT32_MAX);
   bool inPreventedChain(const Event &e) const;
   bool hearsKind(const pack::Filter &f, const Event &e) const;
   bool whoMatches(const pack::WhoClause &w, Handle who, Handle holder, uint32_t inst);

@@ -490,9 +490,11 @@ uint32_t World::removeEventFor(uint32_t inst, int64_t stacks, Id endTag, uint32_
 // A Remove something did, heard by its before rules before its instance
 // comes off: a prevent keeps it on, and so does an amount they leave at 0 or
 // turn round (docs/readings.md 142); it is told prevented. A block or a
-// chain's prevent meets it as it is raised, once it has come off.
+// chain's prevent meets it as it is raised, once it has come off: one the
+// instance itself holds doesn't.
 bool World::keptOn(uint32_t ev, int64_t asked) {
-  if (inPreventedChain(events_[ev]) || blocks(events_[ev]))
+  const Event &e = events_[ev];
+  if (inPreventedChain(e) || blocks(e, indexOf(e.instance)))
     return false;
   runBefore(ev);
   Event &heard = events_[ev];

@@ -187,14 +187,16 @@ bool World::inPreventedChain(const Event &e) const {
   return false;
 }
 
-bool World::blocks(const Event &e) {
+// Whether a block refuses the event; except: an instance whose own block
+// doesn't count (one coming off, whose Remove is raised once it has).
+bool World::blocks(const Event &e, uint32_t except) {
   const TagBits &activating = e.tags;
   for (Handle who : {e.subject, e.source}) {
     if (who == 0 || !alive(who) || blockers_[indexOf(who)] == 0)
       continue;
     for (uint32_t i : held_[indexOf(who)]) {
       const pack::Effect &ef = t_->effects[insts_[i].effect];
-      if (ef.blockCount == 0 || !working(i))
+      if (ef.blockCount == 0 || i == except || !working(i))
         continue;
       for (uint32_t b = 0; b < ef.blockCount; ++b) {
         const pack::Block &blk = t_->blocks[ef.blocksBegin + b];

@@ -493,14 +493,14 @@ private:
   // whatever a rule says.
   enum class Taking : uint8_t { Forced, Stoppable };
   struct Taken {
-    int64_t stacks = 0; // how many it took (their count, whole units times kOne)
-    bool kept = false;  // a before rule's prevent kept them on
+    int64_t stacks = 0;               // how many it took (whole units times kOne)
+    Refusal kept = Refusal::None;     // what kept them on: Prevented, Blocked
   };
   Taken endInstance(uint32_t inst, Id endTag, uint32_t chain, Taking taking = Taking::Forced);
   Taken takeStacks(uint32_t inst, int64_t stacks, Id endTag, uint32_t chain,
                    Taking taking = Taking::Forced);
   uint32_t removeEventFor(uint32_t inst, int64_t stacks, Id endTag, uint32_t chain);
-  bool keptOn(uint32_t ev, int64_t asked);
+  Refusal keptOn(uint32_t ev, int64_t asked);
   Taken settleTaking(uint32_t inst, uint32_t ev, Id endTag, int64_t asked);
   void comeOff(uint32_t inst, uint32_t ev, Id endTag);
   void takeSome(uint32_t inst, uint32_t ev, int64_t take);
@@ -701,7 +701,8 @@ private:
   bool costBlocked(Handle payer, Id pool, Handle caster, Id ability, int64_t order);
   int64_t price(Handle payer, Id pool, int64_t amount, Handle caster, Id ability, int64_t order);
   int64_t removeEffect(Id effect, Handle from, int64_t stacks, Id endTag, uint32_t chain,
-                       pack::TagSet tags = 0, pack::TagSet unless = 0, uint32_t *kept = nullptr);
+                       pack::TagSet tags = 0, pack::TagSet unless = 0,
+                       uint32_t *keptBy = nullptr);
   Refusal raiseOn(Frame *f, Id event, Handle of, Handle by, pack::TagSet tagged, uint32_t chain);
 
   const Pack *pack_;

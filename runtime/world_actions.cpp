@@ -163,11 +163,11 @@ Refusal World::applyTo(Frame *f, Id effect, int64_t stacks, Handle to, Handle so
   return r;
 }
 
-// Returns how many instances it took from; *kept counts those a before
-// rule kept on (docs/readings.md 142). By stacks, what a rule keeps on
-// isn't taken, and the rest of the count goes on to the next.
+// Returns how many instances it took from; keptBy[refusal] counts those
+// kept on, by what kept them (docs/readings.md 142). By stacks, what is kept
+// on isn't taken, and the rest of the count goes on to the next.
 int64_t World::removeEffect(Id effect, Handle from, int64_t stacks, Id endTag, uint32_t chain,
-                            pack::TagSet tags, pack::TagSet unless, uint32_t *kept) {
+                            pack::TagSet tags, pack::TagSet unless, uint32_t *keptBy) {
   if (!alive(from) || (stacks != kWhole && stacks <= 0))
     return 0;
   int64_t taken = 0;
@@ -187,9 +187,9 @@ int64_t World::removeEffect(Id effect, Handle from, int64_t stacks, Id endTag, u
     }
     Taken t = stacks != kWhole ? takeStacks(i, stacks, endTag, chain, Taking::Stoppable)
                                : endInstance(i, endTag, chain, Taking::Stoppable);
-    if (t.kept) {
-      if (kept)
-        ++*kept;
+    if (t.kept != Refusal::None) {
+      if (keptBy)
+        ++keptBy[uint32_t(t.kept)];
       continue;
     }
     ++taken;
@@ -588,9 +588,9 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
           Taken t = stacks == kWhole
                         ? endInstance(indexOf(which), endTag, f.chain, Taking::Stoppable)
                         : takeStacks(indexOf(which), stacks, endTag, f.chain, Taking::Stoppable);
-          (t.kept ? refused : done) = 1;
-          if (t.kept)
-            ++byReason[uint32_t(Refusal::Prevented)];
+          (t.kept != Refusal::None ? refused : done) = 1;
+          if (t.kept != Refusal::None)
+            ++byReason[uint32_t(t.kept)];
         }
         self = self && !insts_[indexOf(which)].live;
       }
@@ -606,11 +606,13 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
       for (Handle t : targets) {
         if (a.op == ActionOp::RemoveCooldown && effect == kNoId)
           continue;
-        uint32_t kept = 0;
+        uint32_t keptBy[uint32_t(Refusal::Count)] = {};
         done += uint32_t(removeEffect(effect, t, stacks, endTag, f.chain, carrying,
-                                      a.op == ActionOp::RemoveTag ? a.c : 0, &kept));
-        refused += kept;
-        byReason[uint32_t(Refusal::Prevented)] += kept;
+                                      a.op == ActionOp::RemoveTag ? a.c : 0, keptBy));
+        for (uint32_t r = 0; r < uint32_t(Refusal::Count); ++r) {
+          refused += keptBy[r];
+          byReason[r] += keptBy[r];
+        }
       }
     }
     results(done, 0, 0, refused);

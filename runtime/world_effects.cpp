@@ -487,31 +487,33 @@ uint32_t World::removeEventFor(uint32_t inst, int64_t stacks, Id endTag, uint32_
   return ev;
 }
 
-// A Remove something did, heard by its before rules before its instance
-// comes off: a prevent keeps it on, and so does an amount they leave at 0 or
-// turn round (docs/readings.md 142); it is told prevented. A block or a
-// chain's prevent meets it as it is raised, once it has come off: one the
-// instance itself holds doesn't.
-bool World::keptOn(uint32_t ev, int64_t asked) {
+// A Remove something did, refused or heard before its instance comes off
+// (docs/readings.md 142): a block or a chain's prevent refuses it, no one
+// hearing it; a prevent among its before rules, or an amount they leave at
+// 0 or turn round, keeps it on, and it is told prevented. The instance's own
+// block doesn't meet its own Remove: once off, it blocks nothing.
+Refusal World::keptOn(uint32_t ev, int64_t asked) {
   const Event &e = events_[ev];
-  if (inPreventedChain(e) || blocks(e, indexOf(e.instance)))
-    return false;
+  if (inPreventedChain(e))
+    return Refusal::Prevented;
+  if (blocks(e, indexOf(e.instance)))
+    return Refusal::Blocked;
   runBefore(ev);
   Event &heard = events_[ev];
   heard.beforeHeard = true;
   if (heard.stacks == 0 || (heard.stacks < 0) != (asked < 0))
     heard.prevented = true;
   if (!heard.prevented)
-    return false;
+    return Refusal::None;
   raiseEvent(ev);
-  return true;
+  return Refusal::Prevented;
 }
 
-// What its before rules left a Remove to take: none where they kept it on,
+// What its before rules left a Remove to take: none where it was kept on,
 // the whole instance where they left it all (or more), else that many stacks.
 World::Taken World::settleTaking(uint32_t inst, uint32_t ev, Id endTag, int64_t asked) {
-  if (keptOn(ev, asked))
-    return {0, true};
+  if (Refusal kept = keptOn(ev, asked); kept != Refusal::None)
+    return {0, kept};
   const Instance &in = insts_[inst];
   if (!in.live || in.ending)
     return {}; // a rule hearing it took it off first
@@ -525,10 +527,10 @@ World::Taken World::settleTaking(uint32_t inst, uint32_t ev, Id endTag, int64_t 
     remove.after = 0;
     addTags(remove.tags, t_->tags[endTag].closure);
     comeOff(inst, ev, endTag);
-    return {held, false};
+    return {held};
   }
   takeSome(inst, ev, wanted);
-  return {wanted, false};
+  return {wanted};
 }
 
 // An instance comes off: its expire and end rules as its end says, its
@@ -543,7 +545,7 @@ World::Taken World::endInstance(uint32_t inst, Id endTag, uint32_t chain, Taking
   if (taking == Taking::Stoppable)
     return settleTaking(inst, ev, endTag, stacks);
   comeOff(inst, ev, endTag);
-  return {stacks < 0 ? -stacks : stacks, false};
+  return {stacks < 0 ? -stacks : stacks};
 }
 
 void World::comeOff(uint32_t inst, uint32_t ev, Id endTag) {
@@ -626,7 +628,7 @@ World::Taken World::takeStacks(uint32_t inst, int64_t stacks, Id endTag, uint32_
   if (taking == Taking::Stoppable)
     return settleTaking(inst, ev, endTag, take);
   takeSome(inst, ev, take);
-  return {take, false};
+  return {take};
 }
 
 void World::takeSome(uint32_t inst, uint32_t ev, int64_t take) {

@@ -845,11 +845,15 @@ Outcome World::remove(Id effect, Handle from, int64_t stacks) {
   if (!holds(from, effect))
     return refused(Refusal::NotHeld);
   beginMoment();
-  // Done, as an order whose Activate is prevented is (docs/readings.md 99,
-  // 142): a Remove a before rule keeps on is told prevented in the journal.
-  removeEffect(effect, from, stacks, Id(BuiltinTag::EndRemoved), ++chains_);
+  // A Remove a before rule keeps on is told prevented, and the order is
+  // done, as one whose Activate is prevented is (docs/readings.md 99, 142);
+  // one a block keeps on is refused Blocked, as a blocked Activate is.
+  uint32_t keptBy[uint32_t(Refusal::Count)] = {};
+  int64_t taken = removeEffect(effect, from, stacks, Id(BuiltinTag::EndRemoved), ++chains_, 0, 0,
+                               keptBy);
   endMoment();
-  return {};
+  return taken == 0 && keptBy[uint32_t(Refusal::Blocked)] > 0 ? refused(Refusal::Blocked)
+                                                               : Outcome{};
 }
 
 Outcome World::raise(Id event, Handle of, Handle by) {

@@ -102,7 +102,9 @@ public:
                  bool targetsNamed = true);
   Outcome apply(pack::Id effect, int64_t stacks, Handle to, Handle from, const Lifetime &given,
                 const Given &vars);
-  // The whole effect, or that many stacks, oldest first: 0 takes none.
+  // The whole effect, or that many stacks, oldest first: 0 takes none. A
+  // before rule's prevent keeps an instance on and the order is done; a
+  // block keeping every one on refuses it Blocked (docs/readings.md 142).
   static constexpr int64_t kWhole = INT64_MIN;
   Outcome remove(pack::Id effect, Handle from, int64_t stacks = kWhole);
   Outcome raise(pack::Id event, Handle of, Handle by);

@@ -450,6 +450,7 @@ void Lowerer::lowerEffectClause(Id id, NodeId c, std::vector<Rule> &rules,
     m.amountBody = formulaBody(file, amount->value, scope, line);
     m.captured = !m.live && readsBeyondHolder(t_.bodies[m.amountBody].root);
     mods.push_back(m);
+    modifierNodes_.push_back(c); // effects are lowered in turn: the table's order
     break;
   }
   case FormKind::EffectBefore:
@@ -907,12 +908,17 @@ void Lowerer::holderValuesRead(Id body, std::vector<Id> &out) const {
 
 // A value whose base or bounds read, through its holder's other values, the
 // value itself has no reading that ends: refused at the line that closes the
-// loop, each archetype's bases with the catalog's bounds.
+// loop, each archetype's bases with the catalog's bounds. A loop closed only
+// through an effect's terms is warned of (docs/readings.md 144): it runs
+// round only on an actor holding those effects, and the world stops it 64
+// values deep.
 void Lowerer::refuseValuesReadingThemselves() {
   const Id n = Id(t_.values.size());
-  // What each value reads by its bounds and drift, and the line saying so.
-  std::vector<std::vector<Id>> bounds(n);
-  std::vector<NodeId> declared(n);
+  // What each value reads by its bounds and drift, and the line saying so;
+  // with them, what the terms on it read as it is read (a term kept as it
+  // goes on reads nothing then), and the first such term's line.
+  std::vector<std::vector<Id>> bounds(n), withTerms(n);
+  std::vector<NodeId> declared(n), termLine(n, kNone);
   for (Id v = 0; v < n; ++v) {
     holderValuesRead(t_.values[v].minBody, bounds[v]);
     holderValuesRead(t_.values[v].maxBody, bounds[v]);
@@ -920,6 +926,7 @@ void Lowerer::refuseValuesReadingThemselves() {
     holderValuesRead(t_.values[v].refillPeriodBody, bounds[v]);
     if (t_.values[v].regenStat != kNoId)
       bounds[v].push_back(t_.values[v].regenStat);
+    withTerms[v] = bounds[v];
     // A by-type member has no line of its own: its stat's stands for it.
     const Decl *d = decls_.find(Namespace::Value, t_.names[t_.values[v].name]);
     Id own = t_.values[v].member != kNoId ? t_.values[v].member : v;
@@ -927,15 +934,30 @@ void Lowerer::refuseValuesReadingThemselves() {
       d = decls_.find(Namespace::Value, t_.names[t_.values[own].name]);
     declared[v] = d ? d->node : kNone;
   }
+  for (size_t m = 0; m < t_.modifiers.size(); ++m) {
+    const Modifier &mod = t_.modifiers[m];
+    if (mod.captured || mod.stat >= n)
+      continue;
+    size_t before = withTerms[mod.stat].size();
+    holderValuesRead(mod.amountBody, withTerms[mod.stat]);
+    if (withTerms[mod.stat].size() > before && termLine[mod.stat] == kNone)
+      termLine[mod.stat] = modifierNodes_[m];
+  }
   std::vector<uint8_t> reported(n, 0);
   // An archetype's bases over the bounds: the values it bases, what each
   // base reads and its line.
   std::vector<std::vector<Id>> baseReads(n);
   std::vector<NodeId> baseLine(n, kNone);
+  bool termsToo = false;
   auto readsOf = [&](Id v) -> std::pair<const std::vector<Id> *, const std::vector<Id> *> {
-    return {&bounds[v], &baseReads[v]};
+    return {termsToo ? &withTerms[v] : &bounds[v], &baseReads[v]};
   };
-  auto lineOfValue = [&](Id v) { return baseLine[v] != kNone ? baseLine[v] : declared[v]; };
+  // Looking through terms, every loop left holds one: its line says where.
+  auto lineOfValue = [&](Id v) {
+    if (termsToo && termLine[v] != kNone)
+      return termLine[v];
+    return baseLine[v] != kNone ? baseLine[v] : declared[v];
+  };
   std::vector<uint8_t> state(n, 0); // 0 unseen, 1 on the path, 2 done
   std::vector<Id> touched;
   struct Step {
@@ -984,34 +1006,43 @@ void Lowerer::refuseValuesReadingThemselves() {
         continue;
       const Node &at = tree_.nodes[closes];
       const Token &tok = tree_.token(at.file, at.begin);
-      diags_.report(DiagKind::ValueReadsItself, tree_.loc(at.file, at.begin), tok.end - tok.begin,
+      diags_.report(termsToo ? DiagKind::TermsReadThemselves : DiagKind::ValueReadsItself,
+                    tree_.loc(at.file, at.begin), tok.end - tok.begin,
                     t_.names[t_.values[w].name], loop);
     }
   };
-  // The catalog's bounds alone, once; then each archetype's bases, from the
-  // values it bases, since a loop they close passes through one.
-  for (Id v = 0; v < n; ++v)
-    search(v);
-  for (Id arch = 0; arch < t_.archetypes.size(); ++arch) {
-    const Archetype &a = t_.archetypes[arch];
+  auto restart = [&] {
     for (Id v : touched)
       state[v] = 0;
     touched.clear();
-    for (uint32_t k = 0; k < a.baseCount; ++k) {
-      const ArchetypeValue &b = t_.archetypeValues[a.basesBegin + k];
-      if (b.value == kNoId)
-        continue;
-      holderValuesRead(b.body, baseReads[b.value]);
-      baseLine[b.value] = baseNodes_[a.basesBegin + k];
-    }
-    for (uint32_t k = 0; k < a.baseCount; ++k)
-      if (Id v = t_.archetypeValues[a.basesBegin + k].value; v != kNoId)
-        search(v);
-    for (uint32_t k = 0; k < a.baseCount; ++k)
-      if (Id v = t_.archetypeValues[a.basesBegin + k].value; v != kNoId) {
-        baseReads[v].clear();
-        baseLine[v] = kNone;
+  };
+  // The catalog's bounds alone, once; then each archetype's bases, from the
+  // values it bases, since a loop they close passes through one. Then again
+  // with the terms, for the loops only they close.
+  for (bool terms : {false, true}) {
+    termsToo = terms;
+    restart();
+    for (Id v = 0; v < n; ++v)
+      search(v);
+    for (Id arch = 0; arch < t_.archetypes.size(); ++arch) {
+      const Archetype &a = t_.archetypes[arch];
+      restart();
+      for (uint32_t k = 0; k < a.baseCount; ++k) {
+        const ArchetypeValue &b = t_.archetypeValues[a.basesBegin + k];
+        if (b.value == kNoId)
+          continue;
+        holderValuesRead(b.body, baseReads[b.value]);
+        baseLine[b.value] = baseNodes_[a.basesBegin + k];
       }
+      for (uint32_t k = 0; k < a.baseCount; ++k)
+        if (Id v = t_.archetypeValues[a.basesBegin + k].value; v != kNoId)
+          search(v);
+      for (uint32_t k = 0; k < a.baseCount; ++k)
+        if (Id v = t_.archetypeValues[a.basesBegin + k].value; v != kNoId) {
+          baseReads[v].clear();
+          baseLine[v] = kNone;
+        }
+    }
   }
 }
 

@@ -178,6 +178,7 @@ private:
   void refuseValuesReadingThemselves();
   void holderValuesRead(Id body, std::vector<Id> &out) const;
   std::vector<NodeId> baseNodes_; // by archetypeValues index: a base's line
+  std::vector<NodeId> modifierNodes_; // by modifiers index: a term's line
   pack::Filter lowerFilter(NodeId filterPart, BodyScope &scope);
   Id matchBody(const pack::Filter &f, NodeId filterPart, BodyScope scope);
   Id targetingTest(NodeId filterPart, const pack::WhoClause &w, BodyScope &scope);

@@ -39,6 +39,8 @@ ability Bolt
 effect Charm
     var school tag = Fire
     var power = 1
+effect Warded
+    blocks Remove
 archetype Team
 archetype Mage
     full Health Mana
@@ -48,7 +50,7 @@ archetype Mage
 struct HostApi : ::testing::Test {
   std::unique_ptr<rt::Pack> pack;
   pack::Id bolt = 0, burn = 0, mage = 0, team = 0, health = 0, mana = 0, side = 0;
-  pack::Id power = 0, element = 0, fire = 0, charm = 0;
+  pack::Id power = 0, element = 0, fire = 0, charm = 0, warded = 0;
   void SetUp() override {
     auto fe = runFrontendOnText("t.ledger", kCatalog, FileRole::Catalog);
     ASSERT_TRUE(fe->ok());
@@ -70,6 +72,7 @@ struct HostApi : ::testing::Test {
     element = find(t.props, "Element");
     fire = find(t.tags, "Fire");
     charm = find(t.effects, "Charm");
+    warded = find(t.effects, "Warded");
     pack = rt::Pack::reference(std::move(t), eval::evaluator());
   }
 };
@@ -99,6 +102,26 @@ TEST_F(HostApi, ARefusedOrderChangesNothing) {
   EXPECT_EQ(w.act(ally, pack::Id(bolt), {a, a}).refusal, rt::Refusal::BadTarget);
   EXPECT_EQ(w.journal().size(), journal);
   EXPECT_EQ(w.value(a, mana), 100'000'000);
+}
+
+// A remove order a block keeps from every instance it names is refused
+// Blocked, as a blocked Activate is, and changes nothing (docs/readings.md
+// 142); the block's own instance isn't kept on by its own block.
+TEST_F(HostApi, ARemoveABlockKeepsOffIsRefusedBlockedAndChangesNothing) {
+  rt::World w(*pack);
+  rt::Handle red = w.make(team);
+  rt::Handle a = w.make(mage, {{side, red}});
+  ASSERT_TRUE(w.apply(burn, 2'000'000, a, a, {}, {}).ok());
+  ASSERT_TRUE(w.apply(warded, 1'000'000, a, a, {}, {}).ok());
+  size_t journal = w.journal().size();
+  EXPECT_EQ(w.remove(burn, a).refusal, rt::Refusal::Blocked);
+  EXPECT_EQ(w.remove(burn, a, 1'000'000).refusal, rt::Refusal::Blocked);
+  EXPECT_EQ(w.journal().size(), journal);
+  EXPECT_EQ(w.stacksOf(a, burn), 2'000'000);
+  EXPECT_TRUE(w.remove(warded, a).ok());
+  EXPECT_EQ(w.stacksOf(a, warded), 0);
+  EXPECT_TRUE(w.remove(burn, a).ok());
+  EXPECT_EQ(w.stacksOf(a, burn), 0);
 }
 
 // "an order carrying ... a tag it may not hold, is refused before anything

@@ -1018,8 +1018,10 @@ void Lowerer::refuseValuesReadingThemselves() {
   };
   // The catalog's bounds alone, once; then each archetype's bases, from the
   // values it bases, since a loop they close passes through one. Then again
-  // with the terms, for the loops only they close.
+  // with the terms, for the loops only they close, where none was refused.
   for (bool terms : {false, true}) {
+    if (terms && std::find(reported.begin(), reported.end(), 1) != reported.end())
+      break;
     termsToo = terms;
     restart();
     for (Id v = 0; v < n; ++v)

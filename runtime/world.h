@@ -309,7 +309,8 @@ private:
     Refusal refusal = Refusal::None;
     uint32_t chain = 0;
     // Its before rules have run: a cost's payment, priced as its bill was; a
-    // Remove something did, heard before its instance came off.
+    // Remove something did, heard (and counted in its chain) before its
+    // instance came off.
     bool beforeHeard = false;
     bool made = false;   // an Apply that put on a new instance, not merged into one held
     Handle grant = 0;    // the instance whose grant the chain's activation used
@@ -504,6 +505,7 @@ private:
   uint32_t removeEventFor(uint32_t inst, int64_t stacks, Id endTag, uint32_t chain);
   Refusal keptOn(uint32_t ev, int64_t asked);
   Taken settleTaking(uint32_t inst, uint32_t ev, Id endTag, int64_t asked);
+  bool beingHeard(uint32_t inst) const;
   void comeOff(uint32_t inst, uint32_t ev, Id endTag);
   void takeSome(uint32_t inst, uint32_t ev, int64_t take);
   void schedule(uint32_t inst);
@@ -580,6 +582,7 @@ private:
   // ---- events (world_events.cpp) -----------------------------------------------------
   uint32_t newEvent(Id kind, Handle subject, Handle source, Handle credit, uint32_t chain);
   Refusal raiseEvent(uint32_t eventIndex);
+  bool withinBudget(uint32_t eventIndex);
   bool blocks(const Event &e, uint32_t except = UINT32_MAX);
   bool inPreventedChain(const Event &e) const;
   bool hearsKind(const pack::Filter &f, const Event &e) const;
@@ -923,6 +926,9 @@ private:
   std::vector<OnceActed> oncePerChain_;
   bool actedInChain(uint32_t rule, uint32_t inst, uint32_t chain) const;
   std::vector<std::pair<Handle, uint32_t>> preventedChains_; // holder, chain
+  // The instances whose Remove its before rules are hearing, innermost
+  // last: a step of theirs taking one of them again does nothing.
+  std::vector<Handle> hearingTakings_;
   struct BoundWatch { // a pool above its least as something its bounds read changes
     Handle actor;
     Id pool;

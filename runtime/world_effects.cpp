@@ -493,12 +493,19 @@ uint32_t World::removeEventFor(uint32_t inst, int64_t stacks, Id endTag, uint32_
 // 0 or turn round, keeps it on, and it is told prevented. The instance's own
 // block doesn't meet its own Remove: once off, it blocks nothing.
 Refusal World::keptOn(uint32_t ev, int64_t asked) {
+  if (!withinBudget(ev))
+    return Refusal::ChainBudget;
   const Event &e = events_[ev];
   if (inPreventedChain(e))
     return Refusal::Prevented;
   if (blocks(e, indexOf(e.instance)))
     return Refusal::Blocked;
+  Handle taken = e.instance;
+  hearingTakings_.push_back(taken);
   runBefore(ev);
+  hearingTakings_.pop_back();
+  if (!instance(taken))
+    return Refusal::None; // off meanwhile, its holder destroyed: nothing left to keep
   Event &heard = events_[ev];
   heard.beforeHeard = true;
   if (heard.stacks == 0 || (heard.stacks < 0) != (asked < 0))
@@ -512,11 +519,12 @@ Refusal World::keptOn(uint32_t ev, int64_t asked) {
 // What its before rules left a Remove to take: none where it was kept on,
 // the whole instance where they left it all (or more), else that many stacks.
 World::Taken World::settleTaking(uint32_t inst, uint32_t ev, Id endTag, int64_t asked) {
+  Handle taken = events_[ev].instance;
   if (Refusal kept = keptOn(ev, asked); kept != Refusal::None)
     return {0, kept};
+  if (!instance(taken) || insts_[inst].ending)
+    return {}; // taken off while its before rules heard it
   const Instance &in = insts_[inst];
-  if (!in.live || in.ending)
-    return {}; // a rule hearing it took it off first
   int64_t held = in.stacks < 0 ? -in.stacks : in.stacks;
   int64_t wanted = events_[ev].stacks < 0 ? -events_[ev].stacks : events_[ev].stacks;
   Event &remove = events_[ev];
@@ -535,10 +543,17 @@ World::Taken World::settleTaking(uint32_t inst, uint32_t ev, Id endTag, int64_t 
 
 // An instance comes off: its expire and end rules as its end says, its
 // Remove raised carrying how it ended, its place freed.
+bool World::beingHeard(uint32_t inst) const {
+  return std::find(hearingTakings_.begin(), hearingTakings_.end(), instanceHandle(inst)) !=
+         hearingTakings_.end();
+}
+
 World::Taken World::endInstance(uint32_t inst, Id endTag, uint32_t chain, Taking taking) {
   // Once: its own expire and end steps may reach it again (a remove, an
   // exclusive, a blow its prevents death would hear); it is already going.
-  if (!insts_[inst].live || insts_[inst].ending)
+  // So is one whose Remove its before rules are hearing, to what they do.
+  if (!insts_[inst].live || insts_[inst].ending ||
+      (taking == Taking::Stoppable && beingHeard(inst)))
     return {};
   int64_t stacks = insts_[inst].stacks;
   uint32_t ev = removeEventFor(inst, stacks, endTag, chain);
@@ -624,6 +639,8 @@ World::Taken World::takeStacks(uint32_t inst, int64_t stacks, Id endTag, uint32_
   int64_t take = std::min(stacks, held);
   if (take >= held)
     return endInstance(inst, endTag, chain, taking);
+  if (taking == Taking::Stoppable && beingHeard(inst))
+    return {};
   uint32_t ev = removeEventFor(inst, take, kNoId, chain);
   if (taking == Taking::Stoppable)
     return settleTaking(inst, ev, endTag, take);

@@ -628,7 +628,10 @@ void World::raiseSentOn(uint32_t ei) {
 
 // One event through the pipeline: refused if blocked, changed by before
 // rules, landed, journaled, its after rules queued.
-Refusal World::raiseEvent(uint32_t ei) {
+// An event counted against its chain's budget, as it is raised or, a Remove
+// heard before its instance comes off, as its before rules hear it; false:
+// the chain is past its budget, and the world has ended it.
+bool World::withinBudget(uint32_t ei) {
   uint32_t chain = events_[ei].chain;
   // A chain lives within its moment: its count is the moment's.
   size_t at = chain >= chainBase_ ? chain - chainBase_ : 0;
@@ -640,8 +643,15 @@ Refusal World::raiseEvent(uint32_t ei) {
             "a chain raised more than " + std::to_string(kChainBudget) +
                 " events, and the world ended it" +
                 (rulesName_ != kNoId ? " in " + std::string(t_->name(rulesName_)) : ""));
-    return Refusal::ChainBudget;
+    return false;
   }
+  return true;
+}
+
+Refusal World::raiseEvent(uint32_t ei) {
+  bool counted = events_[ei].kind == Id(BuiltinEvent::Remove) && events_[ei].beforeHeard;
+  if (!counted && !withinBudget(ei))
+    return Refusal::ChainBudget;
   {
     Event &e = events_[ei];
     e.sent = e.amount;

@@ -223,7 +223,7 @@ int64_t World::stacksOf(Handle a, Id effect, Handle from) const {
   return total;
 }
 
-int64_t World::remainingOf(Handle a, Id effect, DurationUnit unit) const {
+int64_t World::remainingOf(Handle a, Id effect, DurationUnit unit, Id event, Id tag) const {
   if (!alive(a))
     return 0;
   const Instance *newest = nullptr;
@@ -236,6 +236,9 @@ int64_t World::remainingOf(Handle a, Id effect, DurationUnit unit) const {
   case DurationUnit::Turns:
     return newest->turnsLeft < 0 ? -1 : newest->turnsLeft;
   case DurationUnit::Count:
+    if ((event != kNoId || tag != kNoId) &&
+        !countsNamed(newest->countEvent, newest->countTag, newest->effect, event, tag))
+      return -1;
     return newest->countLeft < 0 ? -1 : newest->countLeft;
   default:
     return worldTimeLeft(*newest);

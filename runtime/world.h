@@ -76,12 +76,17 @@ enum class DurationUnit : uint8_t { None, Time, Turns, Count };
 // What an Apply installs: a time (on its clock, in millionths of the pack's
 // unit of time), a count of its holder's turns, a count of events; -1 where it
 // counts none.
-// An apply's own says what it gives; the effect's lasts the rest.
+// An apply's own says what it gives; the effect's lasts the rest. Turns are
+// one kind of event among others ("a time and one kind of event"): a count of
+// turns and a count of events are one measure, given whole by one of them.
 struct Lifetime {
   int64_t time = -1;
   int64_t turns = -1;
   int64_t count = -1;
-  pack::Id countEvent = pack::kNoId; // the event the count counts, or the effect's filter
+  // What the count counts: an event's kind, or a pool's change by its tag
+  // (Damage); neither, the effect's own filter.
+  pack::Id countEvent = pack::kNoId;
+  pack::Id countTag = pack::kNoId;
 };
 
 class World {
@@ -158,7 +163,10 @@ public:
   int64_t stacksOf(Handle actor, pack::Id effect, Handle from = 0) const;
   // Time left of the newest instance of an effect (a time in millionths of the
   // pack's unit, a count or turns whole); -1 when it never ends.
-  int64_t remainingOf(Handle actor, pack::Id effect, DurationUnit unit) const;
+  // A count's remaining is of the event it counts: `event` (or `tag`, a
+  // pool's change by its tag) naming another reads -1, as a count of none.
+  int64_t remainingOf(Handle actor, pack::Id effect, DurationUnit unit,
+                      pack::Id event = pack::kNoId, pack::Id tag = pack::kNoId) const;
   int64_t now() const { return now_; }
   // How many actors made from an archetype are in play.
   int64_t countOf(pack::Id archetype) const;
@@ -229,7 +237,8 @@ private:
     int64_t lifetime = 0;        // the time it was given, on its clock
     int64_t turnsLeft = -1;      // -1: not counted
     int64_t countLeft = -1;      // events left, -1: not counted
-    Id countEvent = pack::kNoId; // the event an apply's count counts
+    Id countEvent = pack::kNoId; // the event an apply's count counts, or
+    Id countTag = pack::kNoId;   // the tag its change carries (Lifetime)
     uint32_t everyAt = 0;        // into everyDue_: each every rule's next run, on its clock
     uint32_t varsAt = 0;         // into vars_
     uint32_t capturedAt = 0;     // into captured_: one amount a modifier
@@ -489,6 +498,7 @@ private:
   void install(Event &e, uint32_t eventIndex);
   uint32_t newInstance(Event &e, uint32_t eventIndex);
   void putOn(Event &e, uint32_t eventIndex);
+  void countFor(Instance &in, int64_t left);
   // Whether a before rule may keep an instance on (docs/readings.md 142): a
   // taking something did (a step, an order, its ends on, an each … removes)
   // is heard before anything comes off; one its lifetime, a newcomer, a sum
@@ -619,7 +629,9 @@ private:
 
   // ---- actions and orders (world_actions.cpp, world_orders.cpp) ------------------------
   int32_t action(Frame &f, const pack::Action &a, const int64_t *args);
-  bool countsAlike(const pack::Action &a, Id countEvent, Id effect) const;
+  bool countsAlike(const pack::Action &a, Id countEvent, Id countTag, Id effect) const;
+  bool countsNamed(Id countEvent, Id countTag, Id effect, Id event, Id tag) const;
+  Id namedTag(pack::TagSet set) const;
   void targetsOf(Frame &f, const pack::Action &a, const int64_t *args, std::vector<Handle> &out);
   // A change's type: the tag the action names, or the one its var holds.
   Id tagOf(const Frame &f, const pack::Action &a, Id named) const;

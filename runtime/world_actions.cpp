@@ -128,9 +128,11 @@ Refusal World::applyTo(Frame *f, Id effect, int64_t stacks, Handle to, Handle so
     Newcomer reading(newcomerStacks_, stacks);
     if (life.time < 0 && ef.lasts.timeBody != kNoId)
       life.time = runBody(ef.lasts.timeBody, g);
-    if (life.turns < 0 && ef.lasts.kind == pack::LastsKind::Turns)
+    // Turns and events are one measure: the apply's count replaces the effect's.
+    bool counted = life.turns >= 0 || life.count >= 0;
+    if (!counted && ef.lasts.kind == pack::LastsKind::Turns)
       life.turns = runBody(ef.lasts.countBody, g);
-    if (life.count < 0 && ef.lasts.kind == pack::LastsKind::Count)
+    if (!counted && ef.lasts.kind == pack::LastsKind::Count)
       life.count = runBody(ef.lasts.countBody, g);
   }
   uint32_t ei = newEvent(Id(BuiltinEvent::Apply), to, source, credit, chain);
@@ -428,13 +430,31 @@ void World::takePortion(Event &e, uint32_t p) {
 
 // A duration change naming a count of an event, and a lifetime counting
 // that event: its own (an apply's for N EVENT) or its effect's lasts.
-bool World::countsAlike(const pack::Action &a, Id countEvent, Id effect) const {
-  if (countEvent != kNoId)
-    return a.b == countEvent;
-  const pack::Filter &counted = t_->effects[effect].lasts.countFilter;
-  if (a.b != kNoId)
-    return counted.event == a.b;
-  return counted.tag != kNoId && a.tags && (t_->tagSet(a.tags)[counted.tag / 64] >> (counted.tag % 64)) & 1;
+bool World::countsAlike(const pack::Action &a, Id countEvent, Id countTag, Id effect) const {
+  return countsNamed(countEvent, countTag, effect, a.b, a.b == kNoId ? namedTag(a.tags) : kNoId);
+}
+
+// Whether a count (an apply's event or tag, else its effect's filter) counts
+// the event a line names: by its kind, or a pool's change by its tag.
+bool World::countsNamed(Id countEvent, Id countTag, Id effect, Id event, Id tag) const {
+  if (countEvent == kNoId && countTag == kNoId) {
+    const pack::Filter &counted = t_->effects[effect].lasts.countFilter;
+    countEvent = counted.event;
+    countTag = counted.tag;
+  }
+  return countEvent != kNoId ? event == countEvent : countTag != kNoId && tag == countTag;
+}
+
+// The one tag a line names where it names a change by its tag (`for 2
+// Damage`), kNoId where it names none.
+pack::Id World::namedTag(pack::TagSet set) const {
+  if (!set)
+    return kNoId;
+  const uint64_t *bits = t_->tagSet(set);
+  for (uint32_t w = 0; w < t_->tagWords; ++w)
+    if (bits[w])
+      return Id(w * 64 + uint32_t(__builtin_ctzll(bits[w])));
+  return kNoId;
 }
 
 int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
@@ -542,6 +562,7 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
     else if (a.flags & kForCount) {
       life.count = args[k++];
       life.countEvent = a.b;
+      life.countTag = a.b == kNoId ? namedTag(a.tags) : kNoId;
     }
     Handle source = holder;
     if (a.flags & kHasFrom) {
@@ -807,7 +828,7 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
       };
       if ((scale || (a.flags & kForTurns)) && in->turnsLeft >= 0)
         in->turnsLeft = whole(in->turnsLeft);
-      if ((scale || ((a.flags & kForCount) && countsAlike(a, in->countEvent, in->effect))) &&
+      if ((scale || ((a.flags & kForCount) && countsAlike(a, in->countEvent, in->countTag, in->effect))) &&
           in->countLeft >= 0)
         in->countLeft = whole(in->countLeft);
       if ((scale || !(a.flags & (kForTurns | kForCount))) && in->expiresAt >= 0) {
@@ -837,7 +858,7 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
     int64_t *d = (a.flags & kForTurns)   ? &life.turns
                  : (a.flags & kForCount) ? &life.count
                                          : &life.time;
-    if (*d < 0 || (d == &life.count && !countsAlike(a, life.countEvent, hand->effect)))
+    if (*d < 0 || (d == &life.count && !countsAlike(a, life.countEvent, life.countTag, hand->effect)))
       return LEDGER_GO;
     if (a.op == ActionOp::AddDuration)
       *d = std::max<int64_t>(0, add(*d, d == &life.time ? amount : truncWhole(amount), fault));

@@ -147,10 +147,9 @@ uint32_t World::newInstance(Event &e, uint32_t eventIndex) {
   in.lifetime = e.life.time;
   in.expiresAt = in.lifetime >= 0 ? in.appliedAt + in.lifetime : -1;
   in.turnsLeft = e.life.turns >= 0 ? e.life.turns / kOne : -1;
-  in.countLeft = e.life.count >= 0 ? e.life.count / kOne : -1;
+  countFor(in, e.life.count >= 0 ? e.life.count / kOne : -1);
   in.countEvent = e.life.countEvent;
-  if (in.countLeft >= 0)
-    ++counting_;
+  in.countTag = e.life.countTag;
   uint32_t everies = 0;
   for (uint32_t r = 0; r < ef.ruleCount; ++r)
     everies += t_->rules[ef.rulesBegin + r].kind == pack::RuleKind::Every;
@@ -408,15 +407,25 @@ void World::install(Event &e, uint32_t eventIndex) {
   e.instance = instanceHandle(held);
   int64_t newLife = e.life.time;
   int64_t nowOnClock = clockNow(holder, in.clock);
-  // A refresh: the newcomer's time, plus what was left, at most keep up to's
-  // share of the newcomer's; a full add's then refresh is one too.
+  // A refresh restarts the lifetime with the newcomer's: its time, plus what
+  // was left, at most keep up to's share of the newcomer's; its count, of
+  // turns or of events, whichever the newcomer gives (one measure, as an
+  // apply's count is). A full add's then refresh is one too (reading 146).
   auto refresh = [&] {
-    int64_t left = in.expiresAt >= 0 ? std::max<int64_t>(0, in.expiresAt - nowOnClock) : 0;
-    NumberFault fault = NumberFault::None;
-    int64_t kept = ef.stack.keepSaid ? std::min(left, mul(newLife, ef.stack.keepUpTo, fault)) : 0;
-    in.lifetime = newLife + kept;
-    in.expiresAt = nowOnClock + in.lifetime;
-    schedule(held);
+    if (newLife >= 0) {
+      int64_t left = in.expiresAt >= 0 ? std::max<int64_t>(0, in.expiresAt - nowOnClock) : 0;
+      NumberFault fault = NumberFault::None;
+      int64_t kept = ef.stack.keepSaid ? std::min(left, mul(newLife, ef.stack.keepUpTo, fault)) : 0;
+      in.lifetime = newLife + kept;
+      in.expiresAt = nowOnClock + in.lifetime;
+      schedule(held);
+    }
+    if (e.life.turns >= 0 || e.life.count >= 0) {
+      in.turnsLeft = e.life.turns >= 0 ? e.life.turns / kOne : -1;
+      countFor(in, e.life.count >= 0 ? e.life.count / kOne : -1);
+      in.countEvent = e.life.countEvent;
+      in.countTag = e.life.countTag;
+    }
   };
   switch (mode) {
   case StackMode::Replace: {
@@ -426,12 +435,7 @@ void World::install(Event &e, uint32_t eventIndex) {
     return;
   }
   case StackMode::Refresh: {
-    if (newLife >= 0)
-      refresh();
-    if (e.life.turns >= 0)
-      in.turnsLeft = e.life.turns / kOne;
-    if (e.life.count >= 0)
-      in.countLeft = e.life.count / kOne;
+    refresh();
     e.after = in.stacks;
     return;
   }
@@ -456,7 +460,7 @@ void World::install(Event &e, uint32_t eventIndex) {
       stacks = std::min(stacks, capStacks);
     }
     in.stacks = stacks;
-    if (full && ef.stack.full == FullMode::Refresh && newLife >= 0)
+    if (full && ef.stack.full == FullMode::Refresh)
       refresh();
     e.after = in.stacks;
     touchFor(holder, in.effect);
@@ -465,6 +469,14 @@ void World::install(Event &e, uint32_t eventIndex) {
     return;
   }
   }
+}
+
+// An instance's count of events left (-1: it counts none), the tally of the
+// instances counting kept with it.
+void World::countFor(Instance &in, int64_t left) {
+  if ((in.countLeft >= 0) != (left >= 0))
+    left >= 0 ? ++counting_ : --counting_;
+  in.countLeft = left;
 }
 
 // Its Remove, made before anything comes off and raised once it has: its
@@ -594,8 +606,7 @@ void World::comeOff(uint32_t inst, uint32_t ev, Id endTag) {
   if (!still.live)
     return;
   still.live = false;
-  if (still.countLeft >= 0)
-    --counting_;
+  countFor(still, -1);
   if (ef.suspendsAll)
     --suspenders_[indexOf(holder)];
   auto &list = held_[indexOf(holder)];

@@ -562,6 +562,9 @@ void World::countDown(uint32_t ei) {
     bool counts;
     if (in.countEvent != kNoId)
       counts = e.kind == in.countEvent && e.subject == in.holder && !e.prevented;
+    else if (in.countTag != kNoId)
+      counts = ((e.tags.w[in.countTag / 64] >> (in.countTag % 64)) & 1) && e.subject == in.holder &&
+               !e.prevented;
     else if (ef.lasts.kind == pack::LastsKind::Count && hearsKind(ef.lasts.countFilter, e)) {
       Frame f = frameFor(i, ei, e.chain);
       counts = runBody(ef.lasts.countMatchBody, f) != 0;

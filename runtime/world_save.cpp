@@ -17,7 +17,7 @@ namespace {
 
 constexpr char kSaveMagic[8] = {'L', 'E', 'D', 'G', 'S', 'A', 'V', 'E'};
 // Raised whenever a field is added to what a save holds.
-constexpr uint32_t kSaveFormat = 5;
+constexpr uint32_t kSaveFormat = 6;
 
 } // namespace
 
@@ -56,7 +56,7 @@ template <typename IO> void World::walkSave(IO &io) {
             st.propsAt, st.propsCap);
     io.pods(in.live, in.ending, in.capturing, in.effect, in.holder, in.source, in.credit,
             in.stacks, in.seq, in.clock, in.appliedAt, in.expiresAt, in.lifetime, in.turnsLeft,
-            in.countLeft, in.countEvent, in.everyAt, in.varsAt, in.capturedAt, in.timerVersion);
+            in.countLeft, in.countEvent, in.countTag, in.everyAt, in.varsAt, in.capturedAt, in.timerVersion);
     tags(in.carried);
     io.pod(in.propCount);
   });

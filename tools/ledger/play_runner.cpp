@@ -412,6 +412,9 @@ private:
       } else if (tree_.slot(n, "count")) {
         life.count = number(n, "count");
         life.countEvent = event(text(n, "event"));
+        // Else a pool's change named by its tag (Damage).
+        if (life.countEvent == kNoId)
+          life.countTag = tag(text(n, "event"));
       }
       Handle from = tree_.slot(n, "from") ? actorPath(n, text(n, "from")) : 0;
       last_ = world_->apply(e, stacks, actorPath(n, text(n, "to")), from, life,
@@ -720,7 +723,9 @@ private:
       int64_t want = unit == rt::DurationUnit::Time    ? ticks(n, "time")
                      : unit == rt::DurationUnit::Turns ? number(n, "turns")
                                                        : number(n, "count");
-      int64_t left = world_->remainingOf(a, e, unit);
+      Id counted = unit == rt::DurationUnit::Count ? event(text(n, "event")) : kNoId;
+      Id countedTag = unit == rt::DurationUnit::Count && counted == kNoId ? tag(text(n, "event")) : kNoId;
+      int64_t left = world_->remainingOf(a, e, unit, counted, countedTag);
       if (unit != rt::DurationUnit::Time)
         left = left < 0 ? -1 : left * rt::kOne;
       if (!compare(cmp, left, want))

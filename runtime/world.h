@@ -419,6 +419,7 @@ private:
   int64_t poolNow(Handle a, Id pool);
   // The same, its slot and bounds in hand.
   int64_t poolNowWithin(Handle a, Id pool, size_t slot, PoolBounds bounds);
+  int64_t poolDrifted(Handle a, Id pool, size_t slot, PoolBounds bounds);
   void settlePools(Handle a);
   void touch(Handle a);
   // An instance of this effect comes, goes or changes stacks on a.

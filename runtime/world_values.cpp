@@ -357,6 +357,16 @@ int64_t World::poolNow(Handle a, Id pool) {
 }
 
 int64_t World::poolNowWithin(Handle a, Id pool, size_t i, PoolBounds bounds) {
+  // A destroyed actor's pools "stand where they stood": as its destroy
+  // settled them, whatever its bounds read since.
+  if (!actor(a)->live)
+    return pools_[i];
+  return clampWithin(pool, poolDrifted(a, pool, i, bounds), bounds);
+}
+
+// The same before it is held within its bounds: past one where they moved
+// onto a pool that drifts.
+int64_t World::poolDrifted(Handle a, Id pool, size_t i, PoolBounds bounds) {
   const pack::Value &p = t_->values[pool];
   int64_t amount = pools_[i];
   NumberFault fault = NumberFault::None;
@@ -370,7 +380,7 @@ int64_t World::poolNowWithin(Handle a, Id pool, size_t i, PoolBounds bounds) {
   if (actor(a)->live && p.rise == pack::Rise::Heal && p.maxBody != kNoId &&
       bounds.most > poolMax_[i])
     amount = add(amount, bounds.most - poolMax_[i], fault);
-  return clampWithin(pool, amount, bounds);
+  return amount;
 }
 
 // A pool's amount `amount` at its clock's `from`, drifted to `to`: a regen's
@@ -901,6 +911,9 @@ int64_t World::driftReaches(Handle a, Id p, size_t slot, int64_t rate, int64_t a
     } else if (rate == 0 && v.refillAmount > 0 && amount < to) {
       int64_t steps = (to - amount + v.refillAmount - 1) / v.refillAmount;
       refilled = (at / perRefill + steps) * perRefill;
+    } else if (rate == 0 && v.refillAmount < 0 && amount > to) {
+      int64_t steps = (amount - to - v.refillAmount - 1) / -v.refillAmount;
+      refilled = (at / perRefill + steps) * perRefill;
     }
     if (refilled >= 0)
       due = due < 0 ? refilled : std::min(due, refilled);
@@ -922,12 +935,18 @@ void World::schedulePoolBounds(Handle a) {
     if (!hasPool_[i])
       continue;
     PoolBounds bounds = poolBounds(a, p);
-    int64_t amount = poolNowWithin(a, p, i, bounds);
+    int64_t drifted = poolDrifted(a, p, i, bounds);
+    int64_t amount = clampWithin(p, drifted, bounds);
+    // Its bounds moved past it (a maximum fallen below it): it drifts on from
+    // where they hold it, not from its anchor's amount (reading 102).
+    if (drifted < bounds.least || drifted > std::max(bounds.least, bounds.most))
+      settlePool(a, p);
     int64_t worldAt = -1;
-    if (bounds.most != INT64_MAX) {
-      int64_t rate = t_->values[p].regenStat != kNoId ? driftRate(a, p, i) : 0;
-      worldAt = driftReaches(a, p, i, rate, amount, rate < 0 ? bounds.least : bounds.most);
-    }
+    int64_t rate = t_->values[p].regenStat != kNoId ? driftRate(a, p, i) : 0;
+    // Down with a regen going down, or a refill taking away with no regen.
+    bool down = rate < 0 || (rate == 0 && t_->values[p].refillAmount < 0);
+    if (down || bounds.most != INT64_MAX)
+      worldAt = driftReaches(a, p, i, rate, amount, down ? bounds.least : bounds.most);
     // A crossing already due then stands; any other is replaced.
     if (poolDue_[i] == worldAt)
       continue;

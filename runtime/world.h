@@ -510,10 +510,14 @@ private:
     int64_t stacks = 0;               // how many it took (whole units times kOne)
     Refusal kept = Refusal::None;     // what kept them on: Prevented, Blocked
   };
-  Taken endInstance(uint32_t inst, Id endTag, uint32_t chain, Taking taking = Taking::Forced);
+  // by: the step taking it, whose chain's properties and carried tags its
+  // Remove takes.
+  Taken endInstance(uint32_t inst, Id endTag, uint32_t chain, Taking taking = Taking::Forced,
+                    const Frame *by = nullptr);
   Taken takeStacks(uint32_t inst, int64_t stacks, Id endTag, uint32_t chain,
-                   Taking taking = Taking::Forced);
-  uint32_t removeEventFor(uint32_t inst, int64_t stacks, Id endTag, uint32_t chain);
+                   Taking taking = Taking::Forced, const Frame *by = nullptr);
+  uint32_t removeEventFor(uint32_t inst, int64_t stacks, Id endTag, uint32_t chain,
+                          const Frame *by);
   Refusal keptOn(uint32_t ev, int64_t asked);
   Taken settleTaking(uint32_t inst, uint32_t ev, Id endTag, int64_t asked);
   bool beingHeard(uint32_t inst) const;
@@ -658,6 +662,10 @@ private:
   bool granted(Handle actor, Id ability, Handle *grant = nullptr, Id usingEffect = pack::kNoId);
   Outcome checkProps(Id ability, const Given &given, bool order) const;
   void inheritChain(Event &e, const Frame &f) const;
+  // What an event a step raises takes from its frame: the chain's carried
+  // tags and its properties. Nothing where no step raises it (f null).
+  void fromChain(Event &e, const Frame *f) const;
+  Frame hearingFrame(uint32_t inst, uint32_t ei);
   void setProp(Event &e, Id prop, int64_t v);
   void runAutos();
   // grantedBy: the instance whose grant it is, 0 for its archetype's.
@@ -707,8 +715,9 @@ private:
   Refusal castAbility(Frame *parent, Handle caster, Id ability, const std::vector<Handle> &targets,
                       const Given &given, bool free, bool noCooldown, pack::TagSet tagged,
                       uint32_t chain, Handle grant = 0);
-  Handle makeActor(Id archetype, Handle creator, const Given &withs, uint32_t chain);
-  void destroyActor(Handle a, uint32_t chain);
+  Handle makeActor(Id archetype, Handle creator, const Given &withs, uint32_t chain,
+                   const Frame *by = nullptr);
+  void destroyActor(Handle a, uint32_t chain, const Frame *by = nullptr);
   Refusal applyTo(Frame *f, Id effect, int64_t stacks, Handle to, Handle source, Handle credit,
                   const Lifetime &given, const Given &vars, uint32_t chain, uint32_t *made,
                   uint32_t *merged);
@@ -720,7 +729,7 @@ private:
   int64_t price(Handle payer, Id pool, int64_t amount, Handle caster, Id ability, int64_t order);
   int64_t removeEffect(Id effect, Handle from, int64_t stacks, Id endTag, uint32_t chain,
                        pack::TagSet tags = 0, pack::TagSet unless = 0,
-                       uint32_t *keptBy = nullptr);
+                       uint32_t *keptBy = nullptr, const Frame *by = nullptr);
   Refusal raiseOn(Frame *f, Id event, Handle of, Handle by, pack::TagSet tagged, uint32_t chain);
 
   const Pack *pack_;

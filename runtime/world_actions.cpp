@@ -42,6 +42,14 @@ void World::setProp(Event &e, Id prop, int64_t v) {
     e.props[e.propCount++] = {prop, v};
 }
 
+void World::fromChain(Event &e, const Frame *f) const {
+  if (!f)
+    return;
+  for (uint32_t w = 0; w < t_->tagWords; ++w)
+    e.tags.w[w] |= f->carried.w[w];
+  inheritChain(e, *f);
+}
+
 // What an event takes from the chain it is raised in: its properties and the
 // grant its activation used.
 void World::inheritChain(Event &e, const Frame &f) const {
@@ -87,11 +95,7 @@ Refusal World::changePool(Frame *f, Id tag, Id pool, Handle to, Handle source, H
   e.portionCount = typed ? std::min(count, kMaxPortions) : 0;
   e.upTo = upTo;
   e.beforeHeard = priced;
-  if (f) {
-    for (uint32_t w = 0; w < t_->tagWords; ++w)
-      e.tags.w[w] |= f->carried.w[w];
-    inheritChain(e, *f);
-  }
+  fromChain(e, f);
   // A step's with over what the chain carries.
   for (const Given::Value &g : props.values)
     setProp(e, g.name, g.value);
@@ -142,17 +146,13 @@ Refusal World::applyTo(Frame *f, Id effect, int64_t stacks, Handle to, Handle so
   e.amount = stacks;
   e.life = life;
   addTags(e.tags, ef.tags);
-  if (f)
-    for (uint32_t w = 0; w < t_->tagWords; ++w)
-      e.tags.w[w] |= f->carried.w[w];
+  fromChain(e, f);
   if (life.time >= 0)
     addTags(e.tags, t_->tags[Id(BuiltinTag::Timed)].closure);
   e.varsFrom = uint32_t(givenVars_.size());
   for (const Given::Value &v : vars.values)
     givenVars_.push_back({v.name, v.value});
   e.varCount = uint32_t(vars.values.size());
-  if (f)
-    inheritChain(e, *f);
   // The Apply carries its stacks as its amount: a before rule may change it.
   Refusal r = raiseEvent(ei);
   const Event &done = events_[ei];
@@ -169,7 +169,8 @@ Refusal World::applyTo(Frame *f, Id effect, int64_t stacks, Handle to, Handle so
 // kept on, by what kept them (docs/readings.md 142). By stacks, what is kept
 // on isn't taken, and the rest of the count goes on to the next.
 int64_t World::removeEffect(Id effect, Handle from, int64_t stacks, Id endTag, uint32_t chain,
-                            pack::TagSet tags, pack::TagSet unless, uint32_t *keptBy) {
+                            pack::TagSet tags, pack::TagSet unless, uint32_t *keptBy,
+                            const Frame *by) {
   if (!alive(from) || (stacks != kWhole && stacks <= 0))
     return 0;
   int64_t taken = 0;
@@ -187,8 +188,8 @@ int64_t World::removeEffect(Id effect, Handle from, int64_t stacks, Id endTag, u
       if (!carriesAll(tb, tags) || (unless && carriesAny(tb, unless)))
         continue;
     }
-    Taken t = stacks != kWhole ? takeStacks(i, stacks, endTag, chain, Taking::Stoppable)
-                               : endInstance(i, endTag, chain, Taking::Stoppable);
+    Taken t = stacks != kWhole ? takeStacks(i, stacks, endTag, chain, Taking::Stoppable, by)
+                               : endInstance(i, endTag, chain, Taking::Stoppable, by);
     if (t.kept != Refusal::None) {
       if (keptBy)
         ++keptBy[uint32_t(t.kept)];
@@ -207,15 +208,12 @@ Refusal World::raiseOn(Frame *f, Id event, Handle of, Handle by, pack::TagSet ta
   uint32_t ei = newEvent(event, of, by, credit ? credit : by, chain);
   Event &e = events_[ei];
   addTags(e.tags, tagged);
-  if (f) {
-    for (uint32_t w = 0; w < t_->tagWords; ++w)
-      e.tags.w[w] |= f->carried.w[w];
-    inheritChain(e, *f);
-  }
+  fromChain(e, f);
   return raiseEvent(ei);
 }
 
-Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32_t chain) {
+Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32_t chain,
+                        const Frame *by) {
   uint32_t i = uint32_t(actors_.size());
   actors_.push_back({});
   Actor &a = actors_.back();
@@ -347,16 +345,18 @@ Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32
     addAutoActor(h);
   markTouched(h);
   uint32_t ce = newEvent(Id(BuiltinEvent::Create), h, creator, creator ? creator : h, chain);
+  fromChain(events_[ce], by);
   addTags(events_[ce].tags, arch.tags);
   raiseEvent(ce);
   return h;
 }
 
-void World::destroyActor(Handle h, uint32_t chain) {
+void World::destroyActor(Handle h, uint32_t chain, const Frame *by) {
   Actor *a = actor(h);
   if (!a || !a->live)
     return;
   uint32_t ei = newEvent(Id(BuiltinEvent::Destroy), h, 0, 0, chain);
+  fromChain(events_[ei], by);
   if (raiseEvent(ei) != Refusal::None)
     return;
   touch(h);
@@ -607,8 +607,8 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
           endTag = Id(BuiltinTag::EndBroken);
         if (stacks == kWhole || stacks > 0) {
           Taken t = stacks == kWhole
-                        ? endInstance(indexOf(which), endTag, f.chain, Taking::Stoppable)
-                        : takeStacks(indexOf(which), stacks, endTag, f.chain, Taking::Stoppable);
+                        ? endInstance(indexOf(which), endTag, f.chain, Taking::Stoppable, &f)
+                        : takeStacks(indexOf(which), stacks, endTag, f.chain, Taking::Stoppable, &f);
           (t.kept != Refusal::None ? refused : done) = 1;
           if (t.kept != Refusal::None)
             ++byReason[uint32_t(t.kept)];
@@ -629,7 +629,7 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
           continue;
         uint32_t keptBy[uint32_t(Refusal::Count)] = {};
         done += uint32_t(removeEffect(effect, t, stacks, endTag, f.chain, carrying,
-                                      a.op == ActionOp::RemoveTag ? a.c : 0, keptBy));
+                                      a.op == ActionOp::RemoveTag ? a.c : 0, keptBy, &f));
         for (uint32_t r = 0; r < uint32_t(Refusal::Count); ++r) {
           refused += keptBy[r];
           byReason[r] += keptBy[r];
@@ -671,12 +671,13 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
     uint32_t me = newEvent(Id(BuiltinEvent::Make), holder, holder, credit, f.chain);
     events_[me].amount = count * kOne;
     addTags(events_[me].tags, t_->archetypes[a.a].tags);
+    fromChain(events_[me], &f);
     if (raiseEvent(me) != Refusal::None)
       return LEDGER_GO;
     count = events_[me].amount / kOne;
     Handle last = 0;
     for (int64_t i = 0; i < count && i < 1000; ++i)
-      last = makeActor(a.a, holder, g, f.chain);
+      last = makeActor(a.a, holder, g, f.chain, &f);
     if (a.flags & kHasAs)
       f.c.locals[a.resultSlot] = last;
     return LEDGER_GO;
@@ -684,7 +685,7 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
   case ActionOp::Destroy:
     targetsOf(f, a, args, targets);
     for (Handle t : targets)
-      destroyActor(t, f.chain);
+      destroyActor(t, f.chain, &f);
     return LEDGER_GO;
   case ActionOp::Revive: {
     targetsOf(f, a, args, targets);

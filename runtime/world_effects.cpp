@@ -12,6 +12,20 @@ using pack::kNoId;
 using pack::StackMode;
 using pack::FullMode;
 
+// A rule hearing an event: what it raises carries the chain's carried tags
+// where its holder raised the event ("to what the same source raises in it
+// … never to another actor's answer"), not those its instance's Apply
+// carried, which its every, start and end carry (reading 79).
+World::Frame World::hearingFrame(uint32_t inst, uint32_t ei) {
+  const Event &e = events_[ei];
+  Frame f = frameFor(inst, int64_t(ei), e.chain);
+  f.carried = TagBits{};
+  if (e.source != 0 && e.source == insts_[inst].holder)
+    for (uint32_t w = 0; w < ix_->tagWords; ++w)
+      f.carried.w[w] = e.tags.w[w] & ix_->carriedTags[w];
+  return f;
+}
+
 World::Frame World::frameFor(uint32_t inst, int64_t event, uint32_t chain) {
   Frame f{};
   f.world = this;
@@ -483,7 +497,8 @@ void World::countFor(Instance &in, int64_t left) {
 // end and expire steps hold it in hand ("held against its Remove"). Whole
 // where it carries an End tag (event.amount its stacks, signed as they
 // are), else the stacks it takes and, as event.after, what it leaves.
-uint32_t World::removeEventFor(uint32_t inst, int64_t stacks, Id endTag, uint32_t chain) {
+uint32_t World::removeEventFor(uint32_t inst, int64_t stacks, Id endTag, uint32_t chain,
+                               const Frame *by) {
   const Instance &in = insts_[inst];
   uint32_t ev = newEvent(Id(pack::BuiltinEvent::Remove), in.holder, in.source, in.credit, chain);
   Event &remove = events_[ev];
@@ -496,6 +511,7 @@ uint32_t World::removeEventFor(uint32_t inst, int64_t stacks, Id endTag, uint32_
   if (whole)
     addTags(remove.tags, t_->tags[endTag].closure);
   addTags(remove.tags, t_->effects[in.effect].tags);
+  fromChain(remove, by);
   return ev;
 }
 
@@ -560,7 +576,8 @@ bool World::beingHeard(uint32_t inst) const {
          hearingTakings_.end();
 }
 
-World::Taken World::endInstance(uint32_t inst, Id endTag, uint32_t chain, Taking taking) {
+World::Taken World::endInstance(uint32_t inst, Id endTag, uint32_t chain, Taking taking,
+                                const Frame *by) {
   // Once: its own expire and end steps may reach it again (a remove, an
   // exclusive, a blow its prevents death would hear); it is already going.
   // So is one whose Remove its before rules are hearing, to what they do.
@@ -568,7 +585,7 @@ World::Taken World::endInstance(uint32_t inst, Id endTag, uint32_t chain, Taking
       (taking == Taking::Stoppable && beingHeard(inst)))
     return {};
   int64_t stacks = insts_[inst].stacks;
-  uint32_t ev = removeEventFor(inst, stacks, endTag, chain);
+  uint32_t ev = removeEventFor(inst, stacks, endTag, chain, by);
   if (taking == Taking::Stoppable)
     return settleTaking(inst, ev, endTag, stacks);
   comeOff(inst, ev, endTag);
@@ -644,15 +661,15 @@ void World::comeOff(uint32_t inst, uint32_t ev, Id endTag) {
 // its Remove carrying what it took and, as event.after, what it leaves,
 // with no End tag, as it hasn't ended.
 World::Taken World::takeStacks(uint32_t inst, int64_t stacks, Id endTag, uint32_t chain,
-                               Taking taking) {
+                               Taking taking, const Frame *by) {
   const Instance &in = insts_[inst];
   int64_t held = in.stacks < 0 ? -in.stacks : in.stacks;
   int64_t take = std::min(stacks, held);
   if (take >= held)
-    return endInstance(inst, endTag, chain, taking);
+    return endInstance(inst, endTag, chain, taking, by);
   if (taking == Taking::Stoppable && beingHeard(inst))
     return {};
-  uint32_t ev = removeEventFor(inst, take, kNoId, chain);
+  uint32_t ev = removeEventFor(inst, take, kNoId, chain, by);
   if (taking == Taking::Stoppable)
     return settleTaking(inst, ev, endTag, take);
   takeSome(inst, ev, take);

@@ -276,7 +276,7 @@ void World::runBefore(uint32_t ei) {
     const pack::Rule &rule = t_->rules[entry.rule];
     if (rule.oncePerChain && !pricing_ && actedInChain(entry.rule, entry.inst, e.chain))
       continue;
-    Frame f = frameFor(entry.inst, ei, e.chain);
+    Frame f = hearingFrame(entry.inst, ei);
     if (rule.creditHolder) {
       f.roots[LEDGER_SLOT_CREDIT] = insts_[entry.inst].holder;
       f.creditHolder = true;
@@ -516,7 +516,7 @@ void World::runJob(const Job &job) {
   const Event &e = events_[job.event];
   if (rule.oncePerChain && actedInChain(job.rule, inst, e.chain))
     return;
-  Frame f = frameFor(inst, job.event, e.chain);
+  Frame f = hearingFrame(inst, job.event);
   if (rule.creditHolder)
     f.roots[LEDGER_SLOT_CREDIT] = in->holder;
   if (rule.whenBody != kNoId && runBody(rule.whenBody, f) == 0)

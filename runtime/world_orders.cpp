@@ -217,8 +217,7 @@ uint32_t World::activateEvent(const Frame *parent, Handle caster, Id ability,
   eventTargets_.insert(eventTargets_.end(), targets.begin(), targets.end());
   addTags(e.tags, t_->abilities[ability].tags);
   addTags(e.tags, tagged);
-  if (parent)
-    inheritChain(e, *parent);
+  fromChain(e, parent);
   if (grant)
     e.grant = grant;
   for (const Given::Value &g : given.values)
@@ -293,7 +292,10 @@ Refusal World::castAbility(Frame *parent, Handle caster, Id ability,
   cf.propsEvent = ei;
   cf.chain = chain;
   cf.targets = &targets;
-  // Its tags declared carried go down its chain.
+  // Its tags declared carried go down its chain, with those of the chain it
+  // is cast in.
+  if (parent)
+    cf.carried = parent->carried;
   addTags(cf.carried, ab.tags);
   for (uint32_t w = 0; w < ix_->tagWords; ++w)
     cf.carried.w[w] &= ix_->carriedTags[w];

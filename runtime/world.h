@@ -660,7 +660,11 @@ private:
   // Whether the actor may use the ability, and the instance granting it (0
   // for its archetype's); with `using`, only that effect's newest instance.
   bool granted(Handle actor, Id ability, Handle *grant = nullptr, Id usingEffect = pack::kNoId);
-  Outcome checkProps(Id ability, const Given &given, bool order) const;
+  // An order's properties (order: their kinds as the host gave them too), or
+  // a cast's, which the chain it is cast in (castIn) may carry.
+  Outcome checkProps(Id ability, const Given &given, bool order,
+                     const Frame *castIn = nullptr) const;
+  bool chainCarries(const Frame &f, Id prop) const;
   void inheritChain(Event &e, const Frame &f) const;
   // What an event a step raises takes from its frame: the chain's carried
   // tags and its properties. Nothing where no step raises it (f null).

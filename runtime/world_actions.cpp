@@ -719,8 +719,9 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
     if (a.flags & kAgain) {
       if (hand && hand->ability != kNoId) {
         abilities->push_back(int64_t(hand->ability) + 1);
-        if (hand->target)
-          targets.push_back(hand->target);
+        // At the targets it named, a list whole, each as often as named.
+        targets.assign(eventTargets_.begin() + hand->targetsAt,
+                       eventTargets_.begin() + hand->targetsAt + hand->targetCount);
         for (uint32_t p = 0; p < hand->propCount; ++p)
           if (hand->props[p].first == kNoId)
             g.values.push_back({hand->props[p].first, hand->props[p].second});
@@ -762,7 +763,7 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
           at->push_back(targets[c]);
         else if (kind == pack::TargetKind::Many)
           at->assign(targets.begin(), targets.end());
-        Outcome o = (a.flags & kAgain) ? Outcome{} : checkProps(ab, g, false);
+        Outcome o = (a.flags & kAgain) ? Outcome{} : checkProps(ab, g, false, &f);
         if (o.ok())
           o = check(holder, ab, *at, true, a.flags & kFree, a.flags & kNoCooldown, g, &f);
         Refusal r = o.ok() ? castAbility(&f, holder, ab, *at, g, a.flags & kFree,

@@ -755,7 +755,7 @@ Outcome World::canAct(Handle a, Id ability, const std::vector<Handle> &targets,
 // default given by an order (a cast's come down its chain); else BadProperty
 // before anything moves. An order says each value's kind: a tag for a
 // number property (X too) or a number for a tag property is refused.
-Outcome World::checkProps(Id ability, const Given &given, bool order) const {
+Outcome World::checkProps(Id ability, const Given &given, bool order, const Frame *castIn) const {
   const pack::Ability &ab = t_->abilities[ability];
   for (const Given::Value &value : given.values) {
     Id prop = value.name;
@@ -787,15 +787,38 @@ Outcome World::checkProps(Id ability, const Given &given, bool order) const {
     if (!takes || !fits)
       return refused(Refusal::BadProperty, std::string(t_->name(p.name)));
   }
-  for (uint32_t i = 0; order && i < ab.takeCount; ++i) {
-    const pack::Prop &p = t_->props[t_->idLists[ab.takesBegin + i]];
-    bool given_ = false;
+  // A tag property with no default "must be given": by the order, or by the
+  // cast's with or the chain it is cast in, whose properties its Activate takes.
+  for (uint32_t i = 0; (order || castIn) && i < ab.takeCount; ++i) {
+    Id prop = t_->idLists[ab.takesBegin + i];
+    const pack::Prop &p = t_->props[prop];
+    bool given_ = castIn && chainCarries(*castIn, prop);
     for (const Given::Value &g : given.values)
-      given_ |= g.name == t_->idLists[ab.takesBegin + i];
+      given_ |= g.name == prop;
     if (p.kind == pack::PropKind::Tag && p.defaultValue == 0 && !given_)
       return refused(Refusal::BadProperty, std::string(t_->name(p.name)));
   }
   return {};
+}
+
+// Whether the chain a step runs in carries a property, where inheritChain
+// takes its properties from.
+bool World::chainCarries(const Frame &f, Id prop) const {
+  const Prop *props = nullptr;
+  uint32_t count = 0;
+  if (f.propsEvent >= 0) {
+    const Event &e = events_[size_t(f.propsEvent)];
+    props = e.props.items;
+    count = e.propCount;
+  } else if (f.instance != 0 && instance(f.instance)) {
+    const Instance &in = insts_[indexOf(f.instance)];
+    props = instProps_.data() + in.storage.propsAt;
+    count = in.propCount;
+  }
+  for (uint32_t k = 0; k < count; ++k)
+    if (props[k].first == prop)
+      return true;
+  return false;
 }
 
 Outcome World::act(Handle a, Id ability, const std::vector<Handle> &targets, const Given &given,

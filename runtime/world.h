@@ -721,7 +721,7 @@ private:
                       uint32_t chain, Handle grant = 0);
   Handle makeActor(Id archetype, Handle creator, const Given &withs, uint32_t chain,
                    const Frame *by = nullptr);
-  void destroyActor(Handle a, uint32_t chain, const Frame *by = nullptr);
+  Refusal destroyActor(Handle a, uint32_t chain, const Frame *by = nullptr);
   Refusal applyTo(Frame *f, Id effect, int64_t stacks, Handle to, Handle source, Handle credit,
                   const Lifetime &given, const Given &vars, uint32_t chain, uint32_t *made,
                   uint32_t *merged);

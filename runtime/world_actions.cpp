@@ -351,14 +351,14 @@ Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32
   return h;
 }
 
-void World::destroyActor(Handle h, uint32_t chain, const Frame *by) {
+Refusal World::destroyActor(Handle h, uint32_t chain, const Frame *by) {
   Actor *a = actor(h);
   if (!a || !a->live)
-    return;
+    return Refusal::Gone;
   uint32_t ei = newEvent(Id(BuiltinEvent::Destroy), h, 0, 0, chain);
   fromChain(events_[ei], by);
-  if (raiseEvent(ei) != Refusal::None)
-    return;
+  if (Refusal r = raiseEvent(ei); r != Refusal::None)
+    return r;
   touch(h);
   // Destroyed from then: what its effects' end steps do reads it so (no
   // query finds it, nothing lands on it). What it held is removed, and
@@ -370,6 +370,7 @@ void World::destroyActor(Handle h, uint32_t chain, const Frame *by) {
   list->assign(held_[indexOf(h)].begin(), held_[indexOf(h)].end());
   for (uint32_t i : *list)
     endInstance(i, Id(BuiltinTag::EndGone), chain);
+  return Refusal::None;
 }
 
 bool World::granted(Handle a, Id ability, Handle *grant, Id usingEffect) {

@@ -855,7 +855,8 @@ Outcome World::apply(Id effect, int64_t stacks, Handle to, Handle from, const Li
   for (const Given::Value &v : vars.values)
     if (v.name >= ef.varCount || v.tag != (t_->vars[ef.varsBegin + v.name].kind == pack::VarKind::Tag))
       return refused(Refusal::Refused);
-  if (!alive(to))
+  // "An order naming it is refused": a destroyed actor as its source too.
+  if (!alive(to) || (from && !alive(from)))
     return refused(Refusal::Gone);
   beginMoment();
   Refusal r = applyTo(nullptr, effect, stacks, to, from, from, given, vars, ++chains_, nullptr,
@@ -886,7 +887,7 @@ Outcome World::raise(Id event, Handle of, Handle by) {
   // an order has none of.
   if (event < Id(pack::BuiltinEvent::Count) || event >= t_->events.size())
     return refused(Refusal::Refused);
-  if (!alive(of))
+  if (!alive(of) || (by && !alive(by)))
     return refused(Refusal::Gone);
   beginMoment();
   Refusal r = raiseOn(nullptr, event, of, by ? by : of, 0, ++chains_);
@@ -895,7 +896,7 @@ Outcome World::raise(Id event, Handle of, Handle by) {
 }
 
 Outcome World::deal(int64_t amount, Handle to, Handle from, const std::vector<pack::TagSet> &types) {
-  if (!alive(to))
+  if (!alive(to) || (from && !alive(from)))
     return refused(Refusal::Gone);
   if (t_->damagePool == kNoId || !hasPool(to, t_->damagePool))
     return refused(Refusal::NoPool);
@@ -931,9 +932,9 @@ Outcome World::destroy(Handle a) {
   if (!alive(a))
     return refused(Refusal::Gone);
   beginMoment();
-  destroyActor(a, ++chains_);
+  Refusal r = destroyActor(a, ++chains_);
   endMoment();
-  return {};
+  return r == Refusal::None || r == Refusal::Prevented ? Outcome{} : refused(r);
 }
 
 // A link set by an order is no event, and ends no moment: what reads the
@@ -943,7 +944,7 @@ Outcome World::destroy(Handle a) {
 Outcome World::link(Handle a, Id l, Handle to) {
   if (l >= t_->links.size())
     return refused(Refusal::Refused);
-  if (!t_->links[l].global && !alive(a))
+  if ((!t_->links[l].global && !alive(a)) || (to && !alive(to)))
     return refused(Refusal::Gone);
   beginMoment();
   if (t_->links[l].global) {

@@ -586,7 +586,9 @@ void World::rank(Frame &f, uint32_t keysBegin, uint32_t keyCount, std::vector<in
       case pack::SortKeyKind::Lowest: {
         f.c.locals[LEDGER_SLOT_IT] = h;
         int64_t v = pack_->formula(key.body, &f.c);
-        rows->push_back(key.kind == pack::SortKeyKind::Highest ? -v : v);
+        // Highest first as ~v, which reverses the order of every number,
+        // the least one too (whose negation is itself).
+        rows->push_back(key.kind == pack::SortKeyKind::Highest ? ~v : v);
         break;
       }
       }

@@ -103,7 +103,9 @@ private:
                   const Scope &scope);
   void resolveHead(uint32_t file, uint32_t begin, uint32_t end, const Scope &scope);
   void checkRootPlace(uint32_t file, uint32_t tok, const Scope &scope);
-  void resolveSelfMember(uint32_t file, uint32_t begin, uint32_t end, const Scope &scope);
+  static bool readsStat(FormKind form, std::string_view label);
+  void resolveSelfMember(uint32_t file, uint32_t begin, uint32_t end, const Scope &scope,
+                         bool assigned = false);
   void resolveCall(const Expr &e, const Scope &scope);
   void checkEffectArg(const Expr &call, std::string_view name, const Scope &scope);
   void checkArchetypeRead(uint32_t file, uint32_t begin, uint32_t end);
@@ -129,6 +131,7 @@ private:
   static bool wantsAbility(FormKind form, std::string_view label);
   void checkVarKind(NodeId n, std::string_view wanted, const Scope &scope);
   void wantPathKind(uint32_t file, const Slot &slot, ValueKind wanted, const Scope &scope);
+  void wantDeclared(uint32_t file, const Slot &slot, RefKind wanted, const Scope &scope);
   void checkKinds(NodeId n, const Scope &scope);
   void checkTagHeld(NodeId prop, ExprId id, const Scope &scope);
 

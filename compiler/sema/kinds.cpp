@@ -196,7 +196,7 @@ bool Checker::wantsNumber(std::string_view label) {
 }
 
 bool Checker::wantsActor(FormKind form, std::string_view label) {
-  if (form == FormKind::TargetsActor)
+  if (form == FormKind::TargetsActor || form == FormKind::Who)
     return label == "actor";
   switch (form) {
   case FormKind::StepDeal:
@@ -217,12 +217,50 @@ bool Checker::wantsActor(FormKind form, std::string_view label) {
 // A dotted name in a slot that names one kind of thing.
 void Checker::wantPathKind(uint32_t file, const Slot &slot, ValueKind wanted, const Scope &scope) {
   ValueKind got = pathKind(file, slot.begin, slot.end, scope);
+  if (got == ValueKind::Unknown && wanted == ValueKind::Actor) {
+    // An effect, an archetype or an event is no actor either.
+    std::string_view first = text(file, slot.begin);
+    if (slot.end != slot.begin + 1 || scope.has(first))
+      return;
+    for (Namespace ns : {Namespace::Effect, Namespace::Archetype, Namespace::Shared})
+      if (const Decl *other = decls_.find(ns, first); other && other->kind != RefKind::Link) {
+        diags_.report(DiagKind::KindMismatch, tree_.loc(file, slot.begin),
+                      static_cast<uint32_t>(first.size()), first, refKindWithArticle(other->kind),
+                      valueKindWithArticle(wanted));
+        return;
+      }
+    return;
+  }
   if (got == ValueKind::Unknown || got == wanted)
     return;
   std::string written(tree_.span(file, slot.begin, slot.end));
   diags_.report(DiagKind::KindMismatch, tree_.loc(file, slot.begin),
                 static_cast<uint32_t>(written.size()), written, valueKindWithArticle(got),
                 valueKindWithArticle(wanted));
+}
+
+// A step's name that must be a declared effect, archetype or ability
+// ("EFFECT: a declared effect"): another kind declared, or a root, is
+// refused here. A local or a var holds what the run says; a name nothing
+// declares is resolveHead's to refuse.
+void Checker::wantDeclared(uint32_t file, const Slot &slot, RefKind wanted, const Scope &scope) {
+  std::string written(tree_.span(file, slot.begin, slot.end));
+  std::string_view first = text(file, slot.begin);
+  if (scope.has(first) || first == "self" || first == "event" ||
+      decls_.find(namespaceOf(wanted), written) ||
+      (wanted == RefKind::Effect && isCooldown(written)))
+    return;
+  std::string got;
+  for (Namespace ns : {Namespace::Value, Namespace::Effect, Namespace::Ability,
+                       Namespace::Archetype, Namespace::Shared, Namespace::Tag})
+    if (const Decl *other = got.empty() ? decls_.find(ns, written) : nullptr)
+      got = refKindWithArticle(other->kind);
+  if (ValueKind k = pathKind(file, slot.begin, slot.end, scope); got.empty() && k != ValueKind::Unknown)
+    got = valueKindWithArticle(k);
+  if (got.empty())
+    return;
+  diags_.report(DiagKind::WrongKind, tree_.loc(file, slot.begin),
+                static_cast<uint32_t>(written.size()), written, got, refKindWithArticle(wanted));
 }
 
 // The slots that name one held instance (a handle), and the abilities a step
@@ -341,10 +379,22 @@ void Checker::checkKinds(NodeId n, const Scope &scope) {
         wantKind(slot.value, ValueKind::Instance, scope,
                  node.kind == FormKind::StepRemove ? "a held instance or an effect" : nullptr);
     } else if (slot.kind == SlotKind::Path && wantsAbility(node.kind, label)) {
-      wantPathKind(node.file, slot, ValueKind::Ability, scope);
+      // What reads as another kind is wantPathKind's to refuse, once.
+      if (pathKind(node.file, slot.begin, slot.end, scope) == ValueKind::Unknown)
+        wantDeclared(node.file, slot, RefKind::Ability, scope);
+      else
+        wantPathKind(node.file, slot, ValueKind::Ability, scope);
+    } else if (slot.kind == SlotKind::Path && node.kind == FormKind::StepApply && label == "effect") {
+      wantDeclared(node.file, slot, RefKind::Effect, scope);
+    } else if (slot.kind == SlotKind::Path && node.kind == FormKind::StepCreate &&
+               label == "archetype") {
+      wantDeclared(node.file, slot, RefKind::Archetype, scope);
     } else if (slot.kind == SlotKind::Path && wantsActor(node.kind, label)) {
       wantPathKind(node.file, slot, ValueKind::Actor, scope);
     } else if (slot.kind == SlotKind::Part) {
+      // A block's from names a side alone, refused as such whatever it names.
+      if (node.kind == FormKind::EffectBlocks && label == "from")
+        continue;
       Scope partScope = scope;
       FormKind part = tree_.nodes[slot.value].kind;
       partScope.it = scope.it || part == FormKind::TargetsQuery || part == FormKind::Held ||

@@ -135,8 +135,10 @@ void Checker::checkRootPlace(uint32_t file, uint32_t tok, const Scope &scope) {
 }
 
 // self.VAR in an effect reads one of its vars, or what every instance has;
-// self.beats is a channel's own, in its every and its broken by.
-void Checker::resolveSelfMember(uint32_t file, uint32_t begin, uint32_t end, const Scope &scope) {
+// self.beats is a channel's own, in its every and its broken by. A step
+// setting one (assigned) sets a var the effect declares, nothing else.
+void Checker::resolveSelfMember(uint32_t file, uint32_t begin, uint32_t end, const Scope &scope,
+                                bool assigned) {
   if (end < begin + 3 || text(file, begin) != "self")
     return;
   std::string_view member = text(file, begin + 2);
@@ -154,12 +156,11 @@ void Checker::resolveSelfMember(uint32_t file, uint32_t begin, uint32_t end, con
                     "channel's)");
     return;
   }
-  if (member == "stacks" || member == "remaining" || member == "elapsed")
-    return;
   for (const std::string &v : scope.vars)
     if (v == member)
       return;
-  if (scope.has(member))
+  if (!assigned && (member == "stacks" || member == "remaining" || member == "elapsed" ||
+                    scope.has(member)))
     return;
   diags_.report(DiagKind::UnknownVar, tree_.loc(file, begin + 2), length(file, begin + 2), member);
 }
@@ -360,12 +361,15 @@ void Checker::resolveSlots(NodeId n, const Scope &scope) {
   bool assign = node.kind == FormKind::Assign;
   // self.VAR = F: "VAR: a var the effect declares", as a read's is.
   if (node.kind == FormKind::StepSelf && scope.inEffect)
-    resolveSelfMember(node.file, node.begin, node.begin + 3, scope);
+    resolveSelfMember(node.file, node.begin, node.begin + 3, scope, true);
   for (uint32_t i = 0; i < node.slotCount; ++i) {
     const Slot &slot = tree_.slots[node.firstSlot + i];
     switch (slot.kind) {
     case SlotKind::Ref:
       resolveRef(slot, node.file, slot.begin, slot.end, scope);
+      // A clock's or a regen's stat is read bare, as a formula's would be.
+      if (readsStat(node.kind, labelText(slot.label)))
+        checkStatByTypeBare(node.file, slot.begin, slot.end, scope);
       break;
     case SlotKind::Refs:
       eachListItem(slot, node.file, true,
@@ -746,6 +750,20 @@ void Checker::checkStatMember(uint32_t file, uint32_t value, uint32_t end) {
   if (!isType)
     diags_.report(DiagKind::NoStatMember, tree_.loc(file, value + 2),
                   static_cast<uint32_t>(type.size()), type, text(file, value));
+}
+
+// The STAT slots a clause reads as a formula would: a time, a clock, a regen.
+bool Checker::readsStat(FormKind form, std::string_view label) {
+  switch (form) {
+  case FormKind::Time:
+  case FormKind::EffectClock:
+    return label == "stat";
+  case FormKind::AbilityCooldown:
+  case FormKind::Phases:
+    return label == "clock";
+  default:
+    return label == "regen";
+  }
 }
 
 // "read bare in a scale or a convert, the member for the portion it acts on,

@@ -1100,11 +1100,10 @@ private:
     }
     // The world's own events and a pool's changes carry what happened (an
     // instance, a pool and an amount): a raise has none to give them.
-    const Decl *shared = decls_.find(Namespace::Shared, std::string(name));
-    bool declaredEvent = shared && shared->kind == RefKind::Event;
+    // A tag, a stat or a pool of the content is no event at all, which the
+    // name's own check says.
     bool worlds = sema::among(sema::kBuiltinEvents, name) ||
-                  (!declaredEvent && (decls_.find(Namespace::Tag, std::string(name)) ||
-                                      decls_.find(Namespace::Value, std::string(name))));
+                  sema::among(sema::kBuiltinEvents, name.substr(0, name.find('.')));
     if (worlds && form)
       reportSlot(DiagKind::RaisingWorldEvent, n, *event, name, form);
     else if (worlds)

@@ -599,6 +599,11 @@ void Checker::addGivenNames(NodeId n, Scope &scope) {
     if (!s || s->kind != SlotKind::Name)
       continue;
     std::string name(tree_.span(tree_.nodes[n].file, s->begin, s->end));
+    // "a new name, declared here": not one a step gave before it, which it
+    // would hide from the steps after it (reading 149).
+    if ((kind == FormKind::StepLet || std::string_view(label) == "as") && scope.has(name))
+      diags_.report(DiagKind::StepNameTwice, tree_.loc(tree_.nodes[n].file, s->begin),
+                    static_cast<uint32_t>(name.size()), name);
     std::erase(scope.results, name);
     if (std::string_view(label) == "as" &&
         (kind == FormKind::StepApply || kind == FormKind::StepCopy ||

@@ -358,11 +358,6 @@ private:
     case FormKind::PlayRaise:
       checkRaise(n, false);
       break;
-    case FormKind::Allegiance:
-      if (const Slot *link = tree_.slot(n, "link"); link && isGlobalLink(slotText(n, *link)))
-        reportSlot(DiagKind::GlobalLinkOfActor, n, *link, slotText(n, *link),
-                   "allies are actors whose links point at the same actor");
-      break;
     case FormKind::EffectLinkOverride:
       if (const Slot *link = tree_.slot(n, "stat"); link && isGlobalLink(slotText(n, *link)))
         reportSlot(DiagKind::GlobalLinkOfActor, n, *link, slotText(n, *link),

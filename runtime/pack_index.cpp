@@ -731,8 +731,10 @@ PackIndex indexPack(const pack::Tables &t) {
   ix.tagWords = t.tagWords;
   ix.carriedTags.assign(t.tagWords, 0);
   for (Id g = 0; g < t.tags.size(); ++g)
-    if (t.tags[g].carried)
+    if (t.tags[g].carried) {
       ix.carriedTags[g / 64] |= uint64_t(1) << (g % 64);
+      ix.anyCarried = true;
+    }
   ix.heardTags.assign(t.effects.size() * 2 * t.tagWords, 0);
   ix.heardTagRoles.assign(t.effects.size() * 2, 0);
   ix.tagsHeard.assign(2 * t.tagWords, 0);

@@ -133,6 +133,7 @@ struct PackIndex {
   std::vector<uint8_t> kindHeard;
   std::vector<uint64_t> tagsHeard; // phase * tagWords: what tag rules name
   std::vector<uint64_t> carriedTags; // tagWords: the tags declared carried
+  bool anyCarried = false;           // a catalog declaring none carries nothing down
   bool costHeard = false; // a before rule may hear a cost: costs are priced
 };
 

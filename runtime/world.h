@@ -668,7 +668,13 @@ private:
   void inheritChain(Event &e, const Frame &f) const;
   // What an event a step raises takes from its frame: the chain's carried
   // tags and its properties. Nothing where no step raises it (f null).
-  void fromChain(Event &e, const Frame *f) const;
+  void fromChain(Event &e, const Frame *f) const {
+    if (!f)
+      return;
+    for (uint32_t w = 0; w < t_->tagWords; ++w)
+      e.tags.w[w] |= f->carried.w[w];
+    inheritChain(e, *f);
+  }
   Frame hearingFrame(uint32_t inst, uint32_t ei);
   void setProp(Event &e, Id prop, int64_t v);
   void runAutos();
@@ -986,10 +992,14 @@ private:
   template <typename T> class Scratch {
   public:
     explicit Scratch(ScratchPool<T> &pool) : pool_(pool) {
-      if (pool_.depth == pool_.lists.size())
-        pool_.lists.push_back(std::make_unique<std::vector<T>>());
+      if (pool_.depth == pool_.lists.size()) [[unlikely]]
+        grow(pool_);
       list_ = pool_.lists[pool_.depth++].get();
       list_->clear();
+    }
+    // Out of line: a list is made once per depth, so the hot path stays small.
+    [[gnu::noinline]] static void grow(ScratchPool<T> &pool) {
+      pool.lists.push_back(std::make_unique<std::vector<T>>());
     }
     ~Scratch() { --pool_.depth; }
     Scratch(const Scratch &) = delete;

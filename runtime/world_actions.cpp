@@ -42,14 +42,6 @@ void World::setProp(Event &e, Id prop, int64_t v) {
     e.props[e.propCount++] = {prop, v};
 }
 
-void World::fromChain(Event &e, const Frame *f) const {
-  if (!f)
-    return;
-  for (uint32_t w = 0; w < t_->tagWords; ++w)
-    e.tags.w[w] |= f->carried.w[w];
-  inheritChain(e, *f);
-}
-
 // What an event takes from the chain it is raised in: its properties and the
 // grant its activation used.
 void World::inheritChain(Event &e, const Frame &f) const {

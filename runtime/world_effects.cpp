@@ -19,6 +19,8 @@ using pack::FullMode;
 World::Frame World::hearingFrame(uint32_t inst, uint32_t ei) {
   const Event &e = events_[ei];
   Frame f = frameFor(inst, int64_t(ei), e.chain);
+  if (!ix_->anyCarried)
+    return f; // nothing is carried: its instance's carry nothing either
   f.carried = TagBits{};
   if (e.source != 0 && e.source == insts_[inst].holder)
     for (uint32_t w = 0; w < ix_->tagWords; ++w)

@@ -364,21 +364,20 @@ int64_t World::poolNowWithin(Handle a, Id pool, size_t i, PoolBounds bounds) {
   return clampWithin(pool, poolDrifted(a, pool, i, bounds), bounds);
 }
 
-// The same before it is held within its bounds: past one where they moved
-// onto a pool that drifts.
+// The same, of an actor in play or fallen, before it is held within its
+// bounds: past one where they moved onto a pool that drifts.
 int64_t World::poolDrifted(Handle a, Id pool, size_t i, PoolBounds bounds) {
   const pack::Value &p = t_->values[pool];
   int64_t amount = pools_[i];
   NumberFault fault = NumberFault::None;
-  if (actor(a)->live && p.drifts()) {
+  if (p.drifts()) {
     // Its clock: its holder's time, or the world's pace with clock world; both
     // count from the make.
     int64_t nowAt = poolClock(a, pool);
     if (nowAt > poolAt_[i])
       amount = drifted(a, pool, i, amount, poolAt_[i], nowAt, bounds, fault);
   }
-  if (actor(a)->live && p.rise == pack::Rise::Heal && p.maxBody != kNoId &&
-      bounds.most > poolMax_[i])
+  if (p.rise == pack::Rise::Heal && p.maxBody != kNoId && bounds.most > poolMax_[i])
     amount = add(amount, bounds.most - poolMax_[i], fault);
   return amount;
 }

@@ -751,6 +751,11 @@ private:
   // second is a whole number of them at every rate.
   int64_t tickTime_ = kOne;
   int64_t worldTime() const { return now_ * tickTime_; }
+  // A span of clock time (millionths of a unit) as ticks, to six places.
+  int64_t inTicks(int64_t time) const {
+    NumberFault fault = NumberFault::None;
+    return tickTime_ == kOne ? time : div(time, tickTime_, fault);
+  }
   int64_t tickAtOrAfter(int64_t time) const {
     return time <= 0 ? time / tickTime_ : (time - 1) / tickTime_ + 1;
   }

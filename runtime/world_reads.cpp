@@ -201,10 +201,13 @@ int64_t World::apiRead(Frame &f, uint32_t readId, const int64_t *args) {
     case pack::InstanceField::Stacks:
       return in->stacks;
     case pack::InstanceField::Remaining:
-      // On its clock, as remaining(ACTOR) reads an activation's.
-      return in->expiresAt < 0 ? 0 : std::max<int64_t>(0, in->expiresAt - clockNow(in->holder, in->clock));
+      // Ticks of its clock, as remaining(ACTOR) reads an activation's: the
+      // clock counts units, a tick's worth each at a whole rate (reading 135).
+      return in->expiresAt < 0
+                 ? 0
+                 : inTicks(std::max<int64_t>(0, in->expiresAt - clockNow(in->holder, in->clock)));
     case pack::InstanceField::Elapsed:
-      return clockNow(in->holder, in->clock) - in->appliedAt;
+      return inTicks(clockNow(in->holder, in->clock) - in->appliedAt);
     case pack::InstanceField::Source:
       return in->source;
     case pack::InstanceField::Credit:

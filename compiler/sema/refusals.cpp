@@ -467,6 +467,9 @@ private:
       checkTurnCount(n);
       checkAreaEventCounted(n);
       break;
+    case FormKind::ExpectRemaining:
+      checkTurnCount(n);
+      break;
     case FormKind::EffectBlocks:
       checkBlocksList(n);
       // from WHO: "from whom: enemies, others, allies or anyone".

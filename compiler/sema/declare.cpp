@@ -12,7 +12,7 @@ void Checker::declareName(RefKind kind, uint32_t file, uint32_t tok, NodeId node
   std::string_view name = text(file, tok);
   Loc loc = tree_.loc(file, tok);
   if (among(kReserved, name)) {
-    diags_.report(DiagKind::ReservedName, loc, length(file, tok), name);
+    diags_.report(DiagKind::ReservedName, loc, length(file, tok), name, reservedWhat(name));
     return;
   }
   if (kind == RefKind::Event && among(kBuiltinEvents, name)) {
@@ -41,7 +41,8 @@ void Checker::declareTag(uint32_t file, uint32_t begin, uint32_t end, NodeId nod
     }
     std::string_view part = text(file, t);
     if (among(kReserved, part)) {
-      diags_.report(DiagKind::ReservedName, tree_.loc(file, t), length(file, t), part);
+      diags_.report(DiagKind::ReservedName, tree_.loc(file, t), length(file, t), part,
+                    reservedWhat(part));
       return;
     }
     name += part;

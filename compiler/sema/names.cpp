@@ -558,7 +558,9 @@ void Checker::addPlayedName(NodeId n, const char *label, char kind, Scope &scope
   Loc loc = tree_.loc(file, s->begin);
   auto len = static_cast<uint32_t>(name.size());
   if (among(kReserved, name)) {
-    diags_.report(DiagKind::ReservedName, loc, len, name);
+    diags_.report(DiagKind::ReservedName, loc, len, name, reservedWhat(name));
+    // Named all the same, so the lines reading it say nothing more.
+    scope.played.emplace_back(std::move(name), kind);
     return;
   }
   if (char was = scope.playedKind(name)) {

@@ -1192,7 +1192,7 @@ private:
       if (among(kRootWords, name))
         reportSlot(DiagKind::StepNameIsRoot, n, s, name);
       else if (among(sema::kReserved, name))
-        reportSlot(DiagKind::ReservedName, n, s, name);
+        reportSlot(DiagKind::ReservedName, n, s, name, sema::reservedWhat(name));
       else if (const Decl *decl = declaredName(name))
         reportSlot(DiagKind::StepNameDeclared, n, s, name, refKindWithArticle(decl->kind));
     }
@@ -1213,7 +1213,8 @@ private:
       const Slot *name = s->kind == SlotKind::Part ? tree_.slot(s->value, "name") : s;
       NodeId owner = s->kind == SlotKind::Part ? s->value : n;
       if (name && among(sema::kReserved, slotText(owner, *name)))
-        reportSlot(DiagKind::ReservedName, owner, *name, slotText(owner, *name));
+        reportSlot(DiagKind::ReservedName, owner, *name, slotText(owner, *name),
+                   sema::reservedWhat(slotText(owner, *name)));
     }
   }
 

@@ -21,6 +21,19 @@ inline constexpr std::string_view kReserved[] = {
     "pow", "root", "min", "max", "floor", "ceil", "round", "trunc", "abs", "clamp", "if",
     "distance", "position", "active", "remaining", "elapsed", "fact", "portion", "draw", "tag"};
 
+// What a word of kReserved is, said beside the refusal of it as a name.
+inline std::string_view reservedWhat(std::string_view name) {
+  if (name == "s" || name == "ms" || name == "t")
+    return " (a unit of time: 2s, 500ms, 3t)";
+  if (name == "and" || name == "or" || name == "not" || name == "true" || name == "false")
+    return " (a word of formulas)";
+  for (std::string_view root : {"holder", "source", "credit", "target", "targets", "it", "self",
+                                "grant", "event", "projectile", "next", "X", "charged", "radius"})
+    if (name == root)
+      return " (a root a line reads)";
+  return " (a function)";
+}
+
 // What a formula reads with no declaration: the roots and the language's words.
 inline constexpr std::string_view kRoots[] = {
     "holder", "source",     "credit", "target", "targets", "it",     "self", "grant",

@@ -483,8 +483,10 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
       hand->amount = fn(hand->amount);
       return;
     }
+    // A portion an earlier rule took is no longer held: nothing acts on it
+    // (reading 103).
     for (uint32_t p = 0; p < hand->portionCount; ++p)
-      if (f.portions >> p & 1)
+      if ((f.portions >> p & 1) && !hand->portions[p].gone)
         hand->portions[p].amount = fn(hand->portions[p].amount);
   };
   auto handAmount = [&]() {
@@ -494,7 +496,7 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
       return hand->amount;
     int64_t s = 0;
     for (uint32_t p = 0; p < hand->portionCount; ++p)
-      if (f.portions >> p & 1)
+      if ((f.portions >> p & 1) && !hand->portions[p].gone)
         s += hand->portions[p].amount;
     return s;
   };
@@ -1019,7 +1021,7 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
     if (total < floor && hand) {
       if (hand->portionCount > 0) {
         for (uint32_t p = 0; p < hand->portionCount; ++p)
-          if (f.portions >> p & 1) {
+          if ((f.portions >> p & 1) && !hand->portions[p].gone) {
             hand->portions[p].amount += floor - total;
             break;
           }

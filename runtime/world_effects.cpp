@@ -557,9 +557,14 @@ World::Taken World::settleTaking(uint32_t inst, uint32_t ev, Id endTag, int64_t 
   const Instance &in = insts_[inst];
   int64_t held = in.stacks < 0 ? -in.stacks : in.stacks;
   int64_t wanted = events_[ev].stacks < 0 ? -events_[ev].stacks : events_[ev].stacks;
+  // What it takes now says whether it ends the instance: its End tag goes
+  // with that alone; its effect's tags and the chain's carried ones stay.
   Event &remove = events_[ev];
-  remove.tags = {};
-  addTags(remove.tags, t_->effects[in.effect].tags);
+  if (endTag != kNoId) {
+    const uint64_t *endBits = t_->tagSet(t_->tags[endTag].closure);
+    for (uint32_t w = 0; w < t_->tagWords; ++w)
+      remove.tags.w[w] &= ~endBits[w];
+  }
   if (wanted >= held) {
     remove.stacks = remove.amount = in.stacks;
     remove.after = 0;
@@ -604,8 +609,9 @@ void World::comeOff(uint32_t inst, uint32_t ev, Id endTag) {
                 hearing.end());
   touchFor(holder, in.effect);
   const pack::Effect &ef = t_->effects[in.effect];
-  TagBits endTags;
-  addTags(endTags, t_->tags[endTag].closure);
+  // Its end steps are "held against its Remove": its End tag, its effect's
+  // tags and what the chain carried.
+  const TagBits endTags = events_[ev].tags;
   Frame f = frameFor(inst, int64_t(ev), events_[ev].chain);
   if (endTag == Id(pack::BuiltinTag::EndExpired))
     for (uint32_t r = 0; r < ef.ruleCount; ++r)

@@ -132,6 +132,8 @@ private:
   void checkVarKind(NodeId n, std::string_view wanted, const Scope &scope);
   void wantPathKind(uint32_t file, const Slot &slot, ValueKind wanted, const Scope &scope);
   void wantDeclared(uint32_t file, const Slot &slot, RefKind wanted, const Scope &scope);
+  void wantActorOrPool(uint32_t file, const Slot &slot, const Scope &scope);
+  void wantHandle(ExprId id, const Scope &scope);
   void checkKinds(NodeId n, const Scope &scope);
   void checkTagHeld(NodeId prop, ExprId id, const Scope &scope);
 

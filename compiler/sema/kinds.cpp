@@ -263,6 +263,51 @@ void Checker::wantDeclared(uint32_t file, const Slot &slot, RefKind wanted, cons
                 static_cast<uint32_t>(written.size()), written, got, refKindWithArticle(wanted));
 }
 
+// redirect to ACTOR | redirect to POOL: "a declared pool", or an actor.
+void Checker::wantActorOrPool(uint32_t file, const Slot &slot, const Scope &scope) {
+  std::string written(tree_.span(file, slot.begin, slot.end));
+  std::string_view first = text(file, slot.begin);
+  if (scope.has(first))
+    return;
+  const Decl *value = decls_.find(Namespace::Value, written);
+  if (value && value->kind == RefKind::Pool)
+    return;
+  std::string got;
+  if (value)
+    got = refKindWithArticle(value->kind);
+  for (Namespace ns : {Namespace::Effect, Namespace::Ability, Namespace::Archetype,
+                       Namespace::Shared, Namespace::Tag})
+    if (const Decl *other = got.empty() && slot.end == slot.begin + 1 ? decls_.find(ns, written)
+                                                                     : nullptr;
+        other && other->kind != RefKind::Link)
+      got = refKindWithArticle(other->kind);
+  if (ValueKind k = pathKind(file, slot.begin, slot.end, scope);
+      got.empty() && k != ValueKind::Unknown && k != ValueKind::Actor)
+    got = valueKindWithArticle(k);
+  if (got.empty())
+    return;
+  diags_.report(DiagKind::WrongKind, tree_.loc(file, slot.begin),
+                static_cast<uint32_t>(written.size()), written, got, "an actor or a pool");
+}
+
+// HANDLE: "one held instance: held(...), self (the instance running the
+// rule), self.VAR … or a name let or for each holds one in": an effect's name
+// is none, and `self` is an effect's lines' alone.
+void Checker::wantHandle(ExprId id, const Scope &scope) {
+  const Expr &e = tree_.exprs[id];
+  if (e.kind != ExprKind::Path || e.end != e.begin + 1)
+    return;
+  std::string_view name = tree_.text(e.file, e.begin);
+  if (scope.has(name))
+    return;
+  if (name == "self" && !scope.inEffect)
+    diags_.report(DiagKind::RootOutOfPlace, tree_.loc(e.file, e.begin), 4, "self",
+                  "in an effect's lines, the instance running the rule");
+  else if (decls_.find(Namespace::Effect, name))
+    diags_.report(DiagKind::KindMismatch, tree_.loc(e.file, e.begin),
+                  static_cast<uint32_t>(name.size()), name, "an effect", "a held instance");
+}
+
 // The slots that name one held instance (a handle), and the abilities a step
 // names.
 bool Checker::wantsInstance(FormKind form, std::string_view label) {
@@ -342,6 +387,12 @@ void Checker::checkKinds(NodeId n, const Scope &scope) {
   if (node.kind == FormKind::EffectBlocks || node.kind == FormKind::BeforeConvert ||
       node.kind == FormKind::BeforeAdd || node.kind == FormKind::StepRemove)
     checkVarKind(n, "tag", scope);
+  // absorb into self.VAR: "a var the effect declares", holding a number.
+  if (node.kind == FormKind::BeforeAbsorb)
+    checkVarKind(n, "", scope);
+  if (node.kind == FormKind::BeforeRedirect)
+    if (const Slot *to = tree_.slot(n, "to"))
+      wantActorOrPool(node.file, *to, scope);
   // A let names what it is given, and a self var is set as its kind says.
   bool anyKind = node.kind == FormKind::StepLet || node.kind == FormKind::Assign ||
                  node.kind == FormKind::StepSelf || node.kind == FormKind::EffectVar;
@@ -375,9 +426,12 @@ void Checker::checkKinds(NodeId n, const Scope &scope) {
       if (!anyKind && wantsNumber(label))
         wantKind(slot.value, ValueKind::Number, scope);
       // A handle; a remove may name an effect instead.
-      if (wantsInstance(node.kind, label))
+      if (wantsInstance(node.kind, label)) {
         wantKind(slot.value, ValueKind::Instance, scope,
                  node.kind == FormKind::StepRemove ? "a held instance or an effect" : nullptr);
+        if (node.kind != FormKind::StepRemove)
+          wantHandle(slot.value, scope);
+      }
     } else if (slot.kind == SlotKind::Path && wantsAbility(node.kind, label)) {
       // What reads as another kind is wantPathKind's to refuse, once.
       if (pathKind(node.file, slot.begin, slot.end, scope) == ValueKind::Unknown)

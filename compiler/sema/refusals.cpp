@@ -466,9 +466,12 @@ private:
     case FormKind::BeforeAtMost:
       checkTurnCount(n);
       checkAreaEventCounted(n);
+      if (node(n).kind != FormKind::EffectLasts)
+        checkCountNamesNoPool(n);
       break;
     case FormKind::ExpectRemaining:
       checkTurnCount(n);
+      checkCountNamesNoPool(n);
       break;
     case FormKind::EffectBlocks:
       checkBlocksList(n);
@@ -1300,6 +1303,17 @@ private:
     const Slot *event = countedEvent(n, owner);
     if (event && slotText(owner, *event) == turn)
       reportSlot(DiagKind::TurnCountedByName, owner, *event, turn);
+  }
+  // A count of an event an apply, a duration change or an expect names:
+  // "EVENT: a declared event, or a built-in one …, with a pool's change
+  // named by its tag": a pool's own name is a filter's (lasts 2 Gold) alone.
+  void checkCountNamesNoPool(NodeId n) {
+    const Slot *event = tree_.slot(n, "event");
+    if (!event || !tree_.slot(n, "count"))
+      return;
+    std::string name(slotText(n, *event));
+    if (const Decl *value = decls_.find(Namespace::Value, name); value && value->kind == RefKind::Pool)
+      reportSlot(DiagKind::CountNamesPool, n, *event, name);
   }
   std::string_view turnEvent() const {
     for (NodeId n = 0; n < tree_.nodes.size(); ++n)

@@ -1,6 +1,7 @@
-// Loading a pack: dlopen, the descriptor's version, the tables' bounds and
-// the catalog hash, each checked before anything in it is used.
+// Loading a pack: its seal, dlopen, the descriptor's version, the tables'
+// bounds and the catalog hash, each checked before anything in it is used.
 #include "pack.h"
+#include "pack_seal.h"
 
 #include <dlfcn.h>
 
@@ -14,6 +15,8 @@ Pack::~Pack() {
 std::unique_ptr<Pack> Pack::load(const std::string &path, std::string &why) {
   // A path without a slash would be looked for on the library path.
   std::string where = path.find('/') == std::string::npos ? "./" + path : path;
+  if (!sealHolds(where, why))
+    return nullptr;
   void *lib = dlopen(where.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     const char *err = dlerror();

@@ -1,5 +1,6 @@
 // buildPack and packIR: lower, optimise, then emit and link, or print.
 #include "codegen/internal.h"
+#include "pack_seal.h"
 
 #include <fmt/format.h>
 #include <llvm/IR/LLVMContext.h>
@@ -79,7 +80,8 @@ bool buildPack(const pack::Tables &tables, std::string_view blob, uint64_t hash,
   std::string path;
   if (!objectPath(outPath, options, path, error))
     return false;
-  bool linked = writeFile(path, object, error) && detail::linkShared(path, outPath, error);
+  bool linked = writeFile(path, object, error) && detail::linkShared(path, outPath, error) &&
+                rt::sealPack(outPath, error);
   if (!options.keepObject)
     sys::fs::remove(path);
   return linked;

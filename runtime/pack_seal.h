@@ -1,0 +1,15 @@
+// A pack's seal: a hash of the bytes the build wrote, appended after them.
+// A pack cut short or damaged is refused before the dynamic loader maps it:
+// a loader applying a damaged file's relocations doesn't come back to say so.
+#pragma once
+
+#include <string>
+
+namespace ledger::rt {
+
+// Appends the seal to the shared object at `path`.
+bool sealPack(const std::string &path, std::string &error);
+// Whether the file at `path` ends with the seal of the bytes before it.
+bool sealHolds(const std::string &path, std::string &why);
+
+} // namespace ledger::rt

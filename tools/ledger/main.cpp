@@ -10,6 +10,7 @@
 
 #include <llvm/Config/llvm-config.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -32,12 +33,13 @@ commands:
                         --dump prints the checked syntax tree
   build PATH -o PACK    compile a catalog into a content pack (.so)
   play FILE... [--engine compiled|reference] [--pack PACK] [--results OUT]
-       [--journal OUT]  run the plays of .play files against their catalogs,
-                        on a pack built for each (compiled, the default), one
-                        built before (--pack, refused unless it is the
-                        catalog's) or the reference engine; --results writes
-                        the PASS and FAIL lines to OUT too, --journal every
-                        play's journal
+       [--journal OUT]  run the plays of .play files (a folder: every one in
+                        it) against their catalogs, on a pack built for each
+                        (compiled, the default), one built before (--pack,
+                        refused unless it is the catalog's) or the reference
+                        engine; --results writes the PASS and FAIL lines to
+                        OUT too, --journal every play's journal; a file
+                        refused as it is read is one failure
   ir PATH [--llvm]      print a catalog's IR, or with --llvm the optimised
                         LLVM IR of its pack
 
@@ -143,6 +145,31 @@ bool buildPackFile(const ledger::pack::Tables &tables, const std::string &out) {
   return true;
 }
 
+// A file of content, which no output may overwrite.
+bool isContent(const std::string &path) {
+  for (const char *ext : {".ledger", ".catalog", ".play"})
+    if (path.ends_with(ext))
+      return true;
+  return false;
+}
+
+// The .play files a path names: itself, or a folder's, in order, at any depth.
+bool playFiles(const std::string &path, std::vector<std::string> &files) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) {
+    files.push_back(path);
+    return true;
+  }
+  std::vector<std::string> found;
+  for (fs::recursive_directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_regular_file(ec) && it->path().extension() == ".play")
+      found.push_back(it->path().string());
+  std::sort(found.begin(), found.end());
+  files.insert(files.end(), found.begin(), found.end());
+  return !found.empty();
+}
+
 int build(const std::vector<std::string_view> &args) {
   std::string path, out;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -155,6 +182,11 @@ int build(const std::vector<std::string_view> &args) {
   }
   if (path.empty() || out.empty())
     return usageError("build takes a catalog and -o PACK");
+  if (isContent(out))
+    return usageError("build's -o names the pack to write, not a .ledger, .catalog or .play file");
+  // A name the linker would read as an option is a file here.
+  if (out.starts_with("-"))
+    out = "./" + out;
   ledger::pack::Tables tables;
   auto fe = loadAndLower(path, tables);
   if (!fe->ok())
@@ -176,23 +208,41 @@ int play(const std::vector<std::string_view> &args) {
       packPath = args[++i];
     else if (args[i].starts_with("-"))
       return usageError(("play: unknown option " + std::string(args[i])).c_str());
-    else
-      files.emplace_back(args[i]);
+    else if (!playFiles(std::string(args[i]), files))
+      return usageError(("play: the folder " + std::string(args[i]) + " holds no .play file").c_str());
   }
   if (files.empty())
     return usageError("play needs one or more .play files");
   if (engine != "compiled" && engine != "reference")
     return usageError("--engine is compiled or reference");
+  if (engine == "reference" && !packPath.empty())
+    return usageError("--pack runs the plays on a built pack; the reference engine builds none");
+  // What it writes never overwrites what it reads, nor one output the other.
+  for (const std::string *output : {&results, &journalPath})
+    if (!output->empty() && (isContent(*output) ||
+                             std::find(files.begin(), files.end(), *output) != files.end()))
+      return usageError("--results and --journal write reports, never a .play, .ledger or .catalog file");
+  if (!results.empty() && results == journalPath)
+    return usageError("--results and --journal write two files: name two");
   ledger::TempDir temp("ledger-play");
   std::string report, journal;
   ledger::play::Totals totals;
   std::FILE *out = stdout;
   bool refused = false;
+  // A file whose content is refused, or whose pack is, runs no play: it is
+  // one failure in the tally, its reason said above it.
+  auto refuse = [&](const std::string &file, const char *why) {
+    refused = true;
+    ++totals.failed;
+    std::string line = "FAIL " + file + ": " + why + "\n";
+    std::fputs(line.c_str(), out);
+    report += line;
+  };
   for (size_t f = 0; f < files.size(); ++f) {
     ledger::pack::Tables tables;
     auto fe = loadAndLower(files[f], tables);
     if (!fe->ok()) {
-      refused = true;
+      refuse(files[f], "refused as it was read, so none of its plays ran");
       continue;
     }
     std::unique_ptr<ledger::rt::Pack> pack;
@@ -206,7 +256,8 @@ int play(const std::vector<std::string_view> &args) {
         why = "it was built from another catalog than " + files[f] + "'s";
       if (!pack || pack->hash() != hash) {
         std::fprintf(stderr, "ledger: the pack %s is refused: %s\n", packPath.c_str(), why.c_str());
-        return 1;
+        refuse(files[f], "its pack is refused, so none of its plays ran");
+        continue;
       }
     } else {
       std::string so = temp.path + "/pack" + std::to_string(f) + ".so";

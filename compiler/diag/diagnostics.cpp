@@ -65,7 +65,10 @@ static std::string renderOne(const SourceManager &sources, const Diagnostic &dia
   std::string text = fmt::format("{}:{}:{}: {}: {}\n", file.path, lc.line, lc.column,
                                  severityWord(diag.severity), diag.message);
   std::string_view line = sources.lineText(diag.loc);
-  text += line;
+  // A control byte shows as a space, so the line prints whole and the caret
+  // stays under it.
+  for (char c : line)
+    text += (static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f ? ' ' : c;
   text += '\n';
   std::string caret(lc.column - 1, ' ');
   for (size_t i = 0; i < caret.size() && i < line.size(); ++i)

@@ -1,5 +1,7 @@
 #include "lex/lex.h"
 
+#include <fmt/format.h>
+
 namespace ledger {
 
 const char *tokenKindName(TokenKind kind) {
@@ -271,8 +273,13 @@ private:
     // Skip the whole UTF-8 sequence of a character the language has no use for.
     while ((static_cast<unsigned char>(peek()) & 0xC0) == 0x80)
       ++pos_;
+    // A control byte (a NUL in a damaged file) is said by its code, so the
+    // message and the line shown with it print whole.
+    std::string shown(text_.substr(begin, pos_ - begin));
+    if (shown.size() == 1 && (static_cast<unsigned char>(shown[0]) < 0x20 || shown[0] == 0x7f))
+      shown = fmt::format("\\x{:02x}", static_cast<unsigned char>(shown[0]));
     diags_.report(DiagKind::UnexpectedCharacter, loc(static_cast<uint32_t>(begin)),
-                  static_cast<uint32_t>(pos_ - begin), text_.substr(begin, pos_ - begin));
+                  static_cast<uint32_t>(pos_ - begin), shown);
     sawSpace_ = true;
   }
 

@@ -21,7 +21,20 @@ enum ChangeClass : unsigned {
   Adds = 1u << 2,
   Amount = 1u << 3, // reduce, at most, at least
   Side = 1u << 4,   // absorbs, converts, redirects, properties, durations
+  Steps = 1u << 5,  // a step that changes no event (a deal, a raise): a prevent or
+                    // a redirect before it stops it running at all
+  ReadsEvent = 1u << 6, // and one reading the event: as the rules before it left it
+  Stops = 1u << 7,      // a redirect, which like a prevent ends the rules after it
 };
+
+// Whether a line reads the event in hand (event.amount, event.source …).
+bool readsEvent(const SyntaxTree &tree, NodeId n) {
+  const Node &node = tree.nodes[n];
+  for (uint32_t t = node.begin; t < node.end; ++t)
+    if (tree.span(node.file, t, t + 1) == "event")
+      return true;
+  return false;
+}
 
 // What a filter's first word names: every event, one kind of event (a
 // change's name among them), a tag (an event carrying it, of whatever kind),
@@ -87,8 +100,10 @@ unsigned classify(const SyntaxTree &tree, NodeId rule) {
     case FormKind::BeforeEvent:
     case FormKind::BeforeAddDuration:
     case FormKind::BeforeAbsorb:
-    case FormKind::BeforeRedirect:
       classes |= Side;
+      break;
+    case FormKind::BeforeRedirect:
+      classes |= Side | Stops;
       break;
     // A change under an if or a loop changes the result as much.
     case FormKind::StepIf:
@@ -96,8 +111,11 @@ unsigned classify(const SyntaxTree &tree, NodeId rule) {
     case FormKind::StepForEach:
     case FormKind::StepRepeat:
       classes |= classify(tree, c);
+      if (readsEvent(tree, c))
+        classes |= ReadsEvent;
       break;
     default:
+      classes |= Steps | (readsEvent(tree, c) ? ReadsEvent : 0u);
       break;
     }
   }
@@ -179,7 +197,16 @@ bool ownPortions(const Rule &a, const Rule &b, const std::vector<std::string> &p
 bool orderMatters(const Rule &a, const Rule &b) {
   unsigned both = a.changes | b.changes;
   if (a.changes == 0 || b.changes == 0)
-    return false; // a rule that changes nothing leaves the result alone
+    return false; // a rule that does nothing leaves the result alone
+  // A rule doing steps alone changes no event: beside another it matters
+  // where the other stops the rules after it, or changes the event it reads.
+  constexpr unsigned kStepsOnly = Steps | ReadsEvent;
+  unsigned ea = a.changes & ~kStepsOnly, eb = b.changes & ~kStepsOnly;
+  if (ea == 0 || eb == 0) {
+    const Rule &quiet = ea == 0 ? a : b;
+    unsigned other = ea == 0 ? eb : ea;
+    return (other & (Prevents | Stops)) != 0 || ((quiet.changes & ReadsEvent) && other != 0);
+  }
   if (both == Prevents || both == Scales || both == Adds)
     return false;
   // Prevented, nothing lands whatever was done to its amount.

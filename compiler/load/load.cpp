@@ -53,6 +53,10 @@ private:
     std::ostringstream buf;
     buf << in.rdbuf();
     text = buf.str();
+    // A byte-order mark some editors write first says only that the file is
+    // UTF-8, which every file is read as.
+    if (text.starts_with("\xEF\xBB\xBF"))
+      text.erase(0, 3);
     return true;
   }
 

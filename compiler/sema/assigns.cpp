@@ -102,20 +102,30 @@ void Checker::checkAssigns(NodeId n, const Scope &scope) {
     case Sets::LinkOrPool:
       if ((shared && shared->kind == RefKind::Link) || (value && value->kind == RefKind::Pool))
         continue;
-      diags_.report(DiagKind::UndeclaredName, loc, len, name, "link or pool");
+      notSettable(loc, len, name, shared, value, "a link or a pool", "link or pool");
       break;
     case Sets::Pool:
       if (value && value->kind == RefKind::Pool)
         continue;
-      diags_.report(DiagKind::UndeclaredName, loc, len, name, "pool");
+      notSettable(loc, len, name, shared, value, "a pool", "pool");
       break;
     case Sets::Link:
       if (shared && shared->kind == RefKind::Link)
         continue;
-      diags_.report(DiagKind::UndeclaredName, loc, len, name, "link");
+      notSettable(loc, len, name, shared, value, "a link", "link");
       break;
     }
   }
+}
+
+// A name a with can't set: one declared of another kind is said to be so
+// (a stat where a pool is wanted), one undeclared is no declared one.
+void Checker::notSettable(Loc loc, uint32_t len, const std::string &name, const Decl *shared,
+                          const Decl *value, const char *wanted, const char *kindWord) {
+  if (const Decl *other = value ? value : shared)
+    diags_.report(DiagKind::WrongKind, loc, len, name, refKindWithArticle(other->kind), wanted);
+  else
+    diags_.report(DiagKind::UndeclaredName, loc, len, name, kindWord);
 }
 
 // `STAT OP …` and `LINK = ACTOR` are written alike: the name tells them apart.

@@ -104,6 +104,8 @@ private:
   void resolveHead(uint32_t file, uint32_t begin, uint32_t end, const Scope &scope);
   void checkRootPlace(uint32_t file, uint32_t tok, const Scope &scope);
   static bool readsStat(FormKind form, std::string_view label);
+  void notSettable(Loc loc, uint32_t len, const std::string &name, const Decl *shared,
+                   const Decl *value, const char *wanted, const char *kindWord);
   void resolveSelfMember(uint32_t file, uint32_t begin, uint32_t end, const Scope &scope,
                          bool assigned = false);
   void resolveCall(const Expr &e, const Scope &scope);

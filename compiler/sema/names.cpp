@@ -800,6 +800,12 @@ void Checker::checkDurationChangePlace(NodeId n) {
   for (NodeId p = node.parent; p != kNone; p = tree_.nodes[p].parent)
     if (tree_.nodes[p].kind == FormKind::EffectBefore)
       return;
+  // `at most F` caps a change's amount: it has no `on HANDLE` form at all.
+  if (tree_.slot(n, "amount")) {
+    diags_.report(DiagKind::AmountChangeOutsideBefore, tree_.loc(node.file, node.begin),
+                  length(node.file, node.begin) + 5);
+    return;
+  }
   diags_.report(DiagKind::DurationChangeOutsideBefore, tree_.loc(node.file, node.begin),
                 length(node.file, node.begin) + 9);
 }

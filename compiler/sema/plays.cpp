@@ -97,7 +97,15 @@ void Checker::checkPlayedMember(NodeId n, const char *label, std::initializer_li
       names += std::string(names.empty() ? "" : " or ") + refKindName(kind);
     if (t + 2 < slot->end)
       names = "link"; // a name read on past is an actor's
-    diags_.report(DiagKind::UndeclaredName, tree_.loc(file, t), length(file, t), member, names);
+    // One declared of another kind is said to be so: a stat is no pool.
+    const Decl *other = decls_.find(Namespace::Value, member);
+    if (!other)
+      other = decls_.find(Namespace::Shared, member);
+    if (other)
+      diags_.report(DiagKind::WrongKind, tree_.loc(file, t), length(file, t), member,
+                    refKindWithArticle(other->kind), "a " + names);
+    else
+      diags_.report(DiagKind::UndeclaredName, tree_.loc(file, t), length(file, t), member, names);
     return;
   }
   checkStatMember(file, t, slot->end);

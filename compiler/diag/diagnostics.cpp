@@ -59,23 +59,39 @@ static const char *severityWord(Severity severity) {
   return "error";
 }
 
+// A UTF-8 continuation byte starts no character.
+static bool startsCharacter(char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }
+
+static size_t charactersIn(std::string_view text) {
+  return static_cast<size_t>(std::count_if(text.begin(), text.end(), startsCharacter));
+}
+
 static std::string renderOne(const SourceManager &sources, const Diagnostic &diag) {
   const SourceFile &file = sources.file(diag.loc.file);
+  // An empty file, or the command line, has no line to show.
+  if (file.text.empty())
+    return fmt::format("{}: {}: {}\n", file.path, severityWord(diag.severity), diag.message);
   LineCol lc = sources.lineCol(diag.loc);
-  std::string text = fmt::format("{}:{}:{}: {}: {}\n", file.path, lc.line, lc.column,
-                                 severityWord(diag.severity), diag.message);
   std::string_view line = sources.lineText(diag.loc);
+  // Columns count characters, not bytes, so the column an editor shows and
+  // the caret stand under the character meant on a line with accents.
+  std::string_view before = line.substr(0, std::min<size_t>(lc.column - 1, line.size()));
+  size_t column = charactersIn(before) + (lc.column - 1 - before.size()) + 1;
+  std::string text = fmt::format("{}:{}:{}: {}: {}\n", file.path, lc.line, column,
+                                 severityWord(diag.severity), diag.message);
   // A control byte shows as a space, so the line prints whole and the caret
   // stays under it.
   for (char c : line)
     text += (static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f ? ' ' : c;
   text += '\n';
-  std::string caret(lc.column - 1, ' ');
-  for (size_t i = 0; i < caret.size() && i < line.size(); ++i)
-    if (line[i] == '\t')
-      caret[i] = '\t';
-  size_t room = line.size() >= lc.column ? line.size() - (lc.column - 1) : 1;
-  size_t marks = std::max<size_t>(1, std::min<size_t>(diag.length, room));
+  std::string caret;
+  for (char c : before)
+    if (startsCharacter(c))
+      caret += c == '\t' ? '\t' : ' ';
+  caret.append(column - 1 - caret.size(), ' ');
+  std::string_view marked = lc.column - 1 < line.size() ? line.substr(lc.column - 1, diag.length)
+                                                        : std::string_view();
+  size_t marks = std::max<size_t>(1, charactersIn(marked));
   caret += '^';
   caret.append(marks - 1, '~');
   text += caret;

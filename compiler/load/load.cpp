@@ -1,6 +1,8 @@
 #include "load/load.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -45,9 +47,16 @@ public:
 
 private:
   bool readFile(const fs::path &p, std::string &text, Loc from, bool hasFrom) {
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) {
+      fail(DiagKind::CannotRead, from, hasFrom, p.string(), "it is a folder");
+      return false;
+    }
     std::ifstream in(p, std::ios::binary);
-    if (!in || fs::is_directory(p)) {
-      fail(DiagKind::CannotRead, from, hasFrom, p.string(), "no such file");
+    if (!in) {
+      int why = errno;
+      fail(DiagKind::CannotRead, from, hasFrom, p.string(),
+           !fs::exists(p, ec) ? "no such file" : std::strerror(why));
       return false;
     }
     std::ostringstream buf;
@@ -87,6 +96,10 @@ private:
       for (const auto &entry : fs::directory_iterator(p, ec))
         if (entry.is_regular_file() && entry.path().extension() == ".ledger")
           names.push_back(entry.path().filename().string());
+      if (names.empty()) {
+        fail(DiagKind::CatalogFolderEmpty, from, hasFrom, p.string());
+        return;
+      }
       std::sort(names.begin(), names.end()); // byte order of name
       for (const std::string &name : names)
         addFile(p / name, FileRole::Catalog, from, hasFrom);

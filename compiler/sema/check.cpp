@@ -16,10 +16,20 @@ Declarations Checker::run() {
   // Templates are written out as their uses are declared; what they write
   // is declared there, so the files written aren't walked again here.
   size_t given = tree_.files.size();
+  uint32_t firstCatalog = kNone;
+  bool declaresSomething = false;
   for (uint32_t f = 0; f < given; ++f)
-    if (tree_.roles[f] == FileRole::Catalog)
-      for (NodeId n = tree_.fileFirstNode[f]; n != kNone; n = tree_.nodes[n].nextSibling)
+    if (tree_.roles[f] == FileRole::Catalog) {
+      if (firstCatalog == kNone)
+        firstCatalog = f;
+      for (NodeId n = tree_.fileFirstNode[f]; n != kNone; n = tree_.nodes[n].nextSibling) {
+        declaresSomething = true;
         declare(n);
+      }
+    }
+  // Most likely the wrong file: a pack of nothing has no rule to run.
+  if (firstCatalog != kNone && !declaresSomething)
+    diags_.report(DiagKind::CatalogDeclaresNothing, Loc{tree_.files[firstCatalog].file, 0}, 1);
   for (NodeId n : unresolvedAmendments_)
     refuseAmendment(n);
   checkUniqueAcrossCatalog();

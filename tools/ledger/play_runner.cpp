@@ -132,6 +132,10 @@ private:
       fail(n, fmt::format("`{}` can't be worked out: {}", tree_.span(e.file, e.begin, e.end),
                           fault == rt::NumberFault::DivideByZero ? "a division by zero"
                                                                  : "past the numbers' range"));
+    // Time runs one way: a duration moves a clock on or measures what is left.
+    if (v < 0)
+      fail(n, fmt::format("`{}` is a negative duration: a duration is never below zero",
+                          tree_.span(e.file, e.begin, e.end)));
     return v;
   }
   Id effect(std::string_view n) const { return t_.find(t_.effects, n); }

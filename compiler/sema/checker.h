@@ -151,6 +151,9 @@ private:
   void checkRewindHasSave(NodeId n);
   void checkCoverageLine(NodeId n);
   void checkPlayedActors(NodeId n, NodeId play = kNone);
+  NodeId playOf(NodeId n) const;
+  bool playNamesActor(NodeId play, std::string_view name) const;
+  void checkActUsing(NodeId n);
 
   // ---- what a with sets ------------------------------------------------------
   std::vector<std::string> varsOf(std::string_view effect) const;

@@ -111,6 +111,46 @@ void Checker::checkPlayedMember(NodeId n, const char *label, std::initializer_li
   checkStatMember(file, t, slot->end);
 }
 
+NodeId Checker::playOf(NodeId n) const {
+  while (n != kNone && tree_.nodes[n].kind != FormKind::Play)
+    n = tree_.nodes[n].parent;
+  return n;
+}
+
+// Whether a play names an actor so, anywhere in it (the order of its lines
+// is the name checks').
+bool Checker::playNamesActor(NodeId p, std::string_view name) const {
+  FormKind k = tree_.nodes[p].kind;
+  const Slot *given = tree_.slot(p, k == FormKind::PlayAct ? "projectile" : "name");
+  if ((k == FormKind::PlayMake || k == FormKind::PlayFind || k == FormKind::PlayAct) && given &&
+      tree_.span(tree_.nodes[p].file, given->begin, given->end) == name)
+    return true;
+  for (NodeId c = tree_.nodes[p].firstChild; c != kNone; c = tree_.nodes[c].nextSibling)
+    if (playNamesActor(c, name))
+      return true;
+  return false;
+}
+
+// "using names the grant": an effect the caster holds, or an item the play
+// named; a declared name of another kind is none.
+void Checker::checkActUsing(NodeId n) {
+  const Slot *s = tree_.slot(n, "using");
+  if (!s || s->end != s->begin + 1)
+    return;
+  uint32_t file = tree_.nodes[n].file;
+  std::string_view name = text(file, s->begin);
+  NodeId play = playOf(n);
+  if (decls_.find(Namespace::Effect, name) || (play != kNone && playNamesActor(play, name)))
+    return;
+  for (Namespace ns : {Namespace::Ability, Namespace::Archetype, Namespace::Value, Namespace::Tag,
+                       Namespace::Shared})
+    if (const Decl *other = decls_.find(ns, name)) {
+      diags_.report(DiagKind::WrongKind, tree_.loc(file, s->begin), length(file, s->begin), name,
+                    refKindWithArticle(other->kind), "an effect or an item the play named");
+      return;
+    }
+}
+
 // "PLAYED: an actor the play named with make", read on through its links
 // (rat.owner): each name past it a declared link, as a value is no actor.
 void Checker::checkPlayedActors(NodeId n, NodeId play) {
@@ -119,20 +159,7 @@ void Checker::checkPlayedActors(NodeId n, NodeId play) {
       "actor",     "other", "of",     "by", "from", "to",     "targets", "item",    "met",
       "answering", "for",   "actors", "at", "as",   "seeing", "using",   "credited"};
   if (play == kNone)
-    for (play = n; play != kNone && tree_.nodes[play].kind != FormKind::Play;)
-      play = tree_.nodes[play].parent;
-  // Whether the play names an actor so (its order is the name checks').
-  std::function<bool(NodeId, std::string_view)> named = [&](NodeId p, std::string_view name) {
-    FormKind k = tree_.nodes[p].kind;
-    const Slot *given = tree_.slot(p, k == FormKind::PlayAct ? "projectile" : "name");
-    if ((k == FormKind::PlayMake || k == FormKind::PlayFind || k == FormKind::PlayAct) && given &&
-        tree_.span(tree_.nodes[p].file, given->begin, given->end) == name)
-      return true;
-    for (NodeId c = tree_.nodes[p].firstChild; c != kNone; c = tree_.nodes[c].nextSibling)
-      if (named(c, name))
-        return true;
-    return false;
-  };
+    play = playOf(n);
   auto isLink = [&](std::string_view name) {
     const Decl *shared = decls_.find(Namespace::Shared, name);
     return shared && shared->kind == RefKind::Link;
@@ -148,7 +175,7 @@ void Checker::checkPlayedActors(NodeId n, NodeId play) {
         (node.kind == FormKind::PlayMove && label == "to"))
       continue; // a move's to is a pile (checkPlayedMember)
     std::string_view head = text(node.file, slot.begin);
-    if (!(isLink(head) || (play != kNone && named(play, head))))
+    if (!(isLink(head) || (play != kNone && playNamesActor(play, head))))
       continue; // no actor: the name checks say what it is
     for (uint32_t t = slot.begin + 2; t < slot.end; t += 2)
       if (!isLink(text(node.file, t))) {
@@ -233,6 +260,9 @@ void Checker::checkPlayLine(NodeId n) {
     checkPlayedMember(n, "to", {RefKind::Pile});
     break;
   case FormKind::PlayAct:
+    checkActUsing(n);
+    checkPlayWithValues(n);
+    break;
   case FormKind::PlayApply:
   case FormKind::PlayReport:
     checkPlayWithValues(n);

@@ -676,12 +676,14 @@ private:
     }
     ~Nest() { --p.nesting_; }
   };
-  void sayTooDeep() {
+  // A long run of one operator is a deep tree too; it is said as a run, not
+  // as brackets the author never wrote.
+  void sayTooDeep(bool inRun = false) {
     if (saidTooDeep_)
       return;
     saidTooDeep_ = true;
-    diags_.report(DiagKind::NestedTooDeep, tree_.loc(file_, std::min(pos_, end_ - 1)), 1,
-                  kMaxNesting);
+    diags_.report(inRun ? DiagKind::FormulaRunTooLong : DiagKind::NestedTooDeep,
+                  tree_.loc(file_, std::min(pos_, end_ - 1)), 1, kMaxNesting);
   }
 
   ExprId formula(const Blocked &blocked) {
@@ -708,7 +710,7 @@ private:
       ++nesting_;
       ++links;
       if (nesting_ > kMaxNesting) {
-        sayTooDeep();
+        sayTooDeep(true);
         return done(kNone);
       }
       Mark m = mark();

@@ -174,6 +174,14 @@ public:
   const std::vector<uint64_t> &journalTags() const { return journalTags_; }
   const std::string &journalNote(uint32_t note) const { return journalNotes_[note]; }
   void setJournalMode(JournalMode mode) { journalMode_ = mode; }
+  // A host streaming the journal reads the entries kept, then forgets them,
+  // so a long run holds only what it has not read; the count and the hash go
+  // on.
+  void forgetJournal() {
+    journal_.clear();
+    journalTags_.clear();
+    journalNotes_.clear();
+  }
   // Every entry so far, kept or not, and a hash of them all in order: two
   // worlds that hash alike ran alike.
   uint64_t journalCount() const { return journalCount_; }

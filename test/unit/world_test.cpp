@@ -193,6 +193,27 @@ TEST_F(HostApi, TimeRunsTimersExactlyAndASaveIsACopy) {
   EXPECT_EQ(saved.journalText(), w.journalText());
 }
 
+// A host streaming the journal forgets what it has read: the entries go, the
+// count and the hash run on as if they had been kept.
+TEST_F(HostApi, AJournalReadAndForgottenHashesAsOneKept) {
+  rt::World kept(*pack);
+  rt::Handle red = kept.make(team), blue = kept.make(team);
+  rt::Handle a = kept.make(mage, {{side, red}}), b = kept.make(mage, {{side, blue}});
+  rt::World streamed = kept;
+  std::string read = streamed.journalText();
+  streamed.forgetJournal();
+  EXPECT_TRUE(streamed.journal().empty());
+  for (rt::World *w : {&kept, &streamed}) {
+    ASSERT_TRUE(w->act(a, bolt, {b}).ok());
+    w->advance(110);
+  }
+  read += streamed.journalText();
+  EXPECT_EQ(read, kept.journalText());
+  EXPECT_EQ(streamed.journalCount(), kept.journalCount());
+  EXPECT_EQ(streamed.journalHash(), kept.journalHash());
+  EXPECT_LT(streamed.journal().size(), kept.journal().size());
+}
+
 // A save on disk: its bytes read back are the world they were, which runs on
 // as the world it was saved from does, and writes the same bytes again.
 TEST_F(HostApi, ASaveReadBackRunsOnAsTheWorldItWas) {

@@ -38,7 +38,8 @@ commands:
                         (compiled, the default), one built before (--pack,
                         refused unless it is the catalog's) or the reference
                         engine; --results writes the PASS and FAIL lines to
-                        OUT too, --journal every play's journal; a file
+                        OUT too, --journal every play's journal as it ran
+                        (a stretch a rewind went back on too); a file
                         refused as it is read is one failure
   ir PATH [--llvm]      print a catalog's IR, or with --llvm the optimised
                         LLVM IR of its pack

@@ -32,6 +32,7 @@ public:
 
   Result run(NodeId play, std::string *journal) {
     Result result;
+    journal_ = journal;
     world_.emplace(pack_, 0);
     world_->countCoverage({});
     clock_ = 0;
@@ -266,17 +267,20 @@ private:
 
   void checkFaults() {
     const auto &j = world_->journal();
-    for (size_t i = faultMark_; i < j.size(); ++i)
+    for (size_t i = 0; i < j.size(); ++i)
       if (j[i].fault && !faultMatched_.count(i))
         throw Failure{lastStepLine_, "a fault no line expects: " + world_->journalNote(j[i].note)};
   }
 
   // A step: its faults since the last step must each have been expected.
+  // What the lines since then read of the journal is read, so it is written
+  // out (--journal) and forgotten: a long play holds one step's entries.
   void step(NodeId n) {
     checkFaults();
-    faultMark_ = world_->journal().size();
+    if (journal_)
+      *journal_ += world_->journalText();
+    world_->forgetJournal();
     faultMatched_.clear();
-    eventMark_ = world_->journal().size();
     lastStepLine_ = lineOf(n);
   }
 
@@ -514,7 +518,6 @@ private:
       clock_ = it->second.clock;
       rounds_ = it->second.rounds;
       lastSave_ = name;
-      eventMark_ = faultMark_ = world_->journal().size();
       return;
     }
     case FormKind::PlayCovers:
@@ -570,7 +573,7 @@ private:
       // "each line expecting the faults it matches": every one since the
       // last step, so one line covers two faults of one step.
       bool found = false;
-      for (size_t i = faultMark_; i < j.size(); ++i)
+      for (size_t i = 0; i < j.size(); ++i)
         if (j[i].fault && names(world_->journalNote(j[i].note)))
           found = faultMatched_[i] = true;
       if (!found)
@@ -814,7 +817,7 @@ private:
     int64_t count = 0;
     const auto &j = world_->journal();
     std::vector<pack::TagSet> specTagged = tagSetsOf(spec, "tagged");
-    for (size_t i = eventMark_; i < j.size(); ++i)
+    for (size_t i = 0; i < j.size(); ++i)
       count += entryMatches(n, spec, j[i], tagged, specTagged);
     return count;
   }
@@ -822,7 +825,7 @@ private:
   size_t firstEvent(NodeId n, NodeId spec) {
     const auto &j = world_->journal();
     std::vector<pack::TagSet> specTagged = tagSetsOf(spec, "tagged");
-    for (size_t i = eventMark_; i < j.size(); ++i)
+    for (size_t i = 0; i < j.size(); ++i)
       if (entryMatches(n, spec, j[i], {}, specTagged))
         return i;
     return SIZE_MAX;
@@ -847,7 +850,7 @@ private:
   std::map<std::string, Saved> saves_;
   std::string lastSave_;
   rt::Outcome last_;
-  size_t eventMark_ = 0, faultMark_ = 0;
+  std::string *journal_ = nullptr; // where --journal's text goes, if asked
   std::map<size_t, bool> faultMatched_;
   uint32_t lastStepLine_ = 0;
 };

@@ -261,6 +261,9 @@ private:
   struct Timer {
     int64_t due = 0;     // world time (millionths of a unit)
     uint8_t phase = 0;   // what runs first within a tick: rules, then lifetimes
+    // An instance's timers: its seq, so of two due at once the one put on
+    // first runs first however often either was set again (reading 153);
+    // a pool's or the autos': when it was set.
     uint64_t seq = 0;
     TimerKind kind = TimerKind::Expire;
     Handle instance = 0; // PoolBound: the actor
@@ -268,7 +271,8 @@ private:
     uint32_t version = 0;
     int64_t at = 0; // the tick it fires on, worked out as it goes on the heap
     // By the tick it fires on, then what runs first within a tick (a time
-    // expires after anything else due then), then its exact time.
+    // expires after anything else due then), then its exact time, then the
+    // order instances went on, then one instance's every rules as written.
     bool operator>(const Timer &o) const {
       if (at != o.at)
         return at > o.at;
@@ -276,7 +280,9 @@ private:
         return phase > o.phase;
       if (due != o.due)
         return due > o.due;
-      return seq > o.seq;
+      if (seq != o.seq)
+        return seq > o.seq;
+      return rule > o.rule;
     }
   };
 

@@ -111,7 +111,7 @@ void World::schedule(uint32_t inst) {
   ++in.timerVersion;
   Handle h = instanceHandle(inst);
   if (in.expiresAt >= 0) {
-    pushTimer({worldDue(in.holder, in.clock, in.expiresAt), 1, ++seq_, TimerKind::Expire,
+    pushTimer({worldDue(in.holder, in.clock, in.expiresAt), 1, in.seq, TimerKind::Expire,
                        h, 0, in.timerVersion});
   }
   const pack::Effect &e = t_->effects[in.effect];
@@ -123,7 +123,7 @@ void World::schedule(uint32_t inst) {
     int64_t due = everyDue_[in.everyAt + every++];
     if (due < 0)
       continue;
-    pushTimer({worldDue(in.holder, in.clock, due), 0, ++seq_, TimerKind::Every, h,
+    pushTimer({worldDue(in.holder, in.clock, due), 0, in.seq, TimerKind::Every, h,
                        e.rulesBegin + r, insts_[inst].timerVersion});
   }
 }
@@ -742,7 +742,7 @@ void World::fireTimer(const Timer &tm) {
     int64_t &due = everyDue_[in->everyAt + every];
     if (interval > 0) {
       due += interval;
-      pushTimer({worldDue(in->holder, in->clock, due), 0, ++seq_, TimerKind::Every,
+      pushTimer({worldDue(in->holder, in->clock, due), 0, in->seq, TimerKind::Every,
                          tm.instance, tm.rule, tm.version});
     }
     if (working(inst) && alive(insts_[inst].holder) && !actor(insts_[inst].holder)->fallen) {

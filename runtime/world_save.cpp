@@ -16,8 +16,9 @@ using pack::kNoId;
 namespace {
 
 constexpr char kSaveMagic[8] = {'L', 'E', 'D', 'G', 'S', 'A', 'V', 'E'};
-// Raised whenever a field is added to what a save holds.
-constexpr uint32_t kSaveFormat = 6;
+// Raised whenever a field is added to what a save holds, or what one means
+// (7: a timer's seq is its instance's).
+constexpr uint32_t kSaveFormat = 7;
 
 } // namespace
 

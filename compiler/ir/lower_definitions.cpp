@@ -6,6 +6,7 @@
 #include "pack_abi.h"
 
 #include <algorithm>
+#include <functional>
 #include <tuple>
 
 namespace ledger::ir {
@@ -477,37 +478,86 @@ void Lowerer::lowerEffectClause(Id id, NodeId c, std::vector<Rule> &rules,
   }
 }
 
-void Lowerer::lowerEffect(Id id, const Decl &decl) {
-  // Vars first: every clause may read them.
+// Every effect's vars are declared before any body is lowered: a clause may
+// read its own, and a step elsewhere may give another effect's (apply … with).
+// They are laid out in the order their inits are worked out: a var after the
+// vars its init reads (reading 154), so an instance going on works each out
+// in turn whatever order its lines come in; the written order where it can.
+void Lowerer::declareEffectVars(Id id, const Decl &decl) {
+  std::vector<NodeId> written;
+  for (NodeId part : decl.parts)
+    eachChild(part, [&](NodeId c) {
+      if (tree_.nodes[c].kind == FormKind::EffectVar)
+        written.push_back(c);
+    });
+  auto indexOf = [&](std::string_view var) -> size_t {
+    for (size_t k = 0; k < written.size(); ++k)
+      if (slotText(written[k], "name") == var)
+        return k;
+    return written.size();
+  };
+  // What each init reads: `self.VAR` of another var of its effect.
+  std::vector<std::vector<size_t>> reads(written.size());
+  for (size_t k = 0; k < written.size(); ++k)
+    if (const Slot *init = tree_.slot(written[k], "value")) {
+      uint32_t file = tree_.nodes[written[k]].file;
+      for (uint32_t t = init->begin; t + 2 < init->end; ++t)
+        if (tree_.text(file, t) == "self" && tree_.text(file, t + 1) == ".")
+          if (size_t r = indexOf(tree_.text(file, t + 2)); r < written.size())
+            reads[k].push_back(r);
+    }
+  std::vector<uint8_t> state(written.size(), 0); // 1 being laid out, 2 laid out
+  std::vector<NodeId> &order = effectVarLines_[id];
+  std::vector<size_t> path;
+  std::function<void(size_t)> layOut = [&](size_t k) {
+    if (state[k] == 2)
+      return;
+    if (state[k] == 1) {
+      std::string loop;
+      for (auto it = std::find(path.begin(), path.end(), k); it != path.end(); ++it)
+        loop += "self." + slotText(written[*it], "name") + " reads ";
+      loop += "self." + slotText(written[k], "name");
+      const Slot *name = tree_.slot(written[path.back()], "name");
+      uint32_t file = tree_.nodes[written[path.back()]].file;
+      diags_.report(DiagKind::VarInitReadsItself, tree_.loc(file, name->begin),
+                    tree_.token(file, name->begin).end - tree_.token(file, name->begin).begin,
+                    slotText(written[path.back()], "name"), loop);
+      return;
+    }
+    state[k] = 1;
+    path.push_back(k);
+    for (size_t r : reads[k])
+      layOut(r);
+    path.pop_back();
+    state[k] = 2;
+    order.push_back(written[k]);
+  };
+  for (size_t k = 0; k < written.size(); ++k)
+    layOut(k);
   t_.effects[id].varsBegin = uint32_t(t_.vars.size());
-  for (NodeId part : decl.parts)
-    eachChild(part, [&](NodeId c) {
-      if (tree_.nodes[c].kind != FormKind::EffectVar)
-        return;
-      Var v;
-      v.name = name(slotText(c, "name"));
-      std::string k = slotText(c, "kind");
-      v.kind = k == "ability"    ? VarKind::Ability
-               : k == "tag"      ? VarKind::Tag
-               : k == "actor"    ? VarKind::Actor
-               : k == "instance" ? VarKind::Instance
-                                 : VarKind::Number;
-      t_.vars.push_back(v);
-    });
+  for (NodeId c : order) {
+    Var v;
+    v.name = name(slotText(c, "name"));
+    std::string k = slotText(c, "kind");
+    v.kind = k == "ability"    ? VarKind::Ability
+             : k == "tag"      ? VarKind::Tag
+             : k == "actor"    ? VarKind::Actor
+             : k == "instance" ? VarKind::Instance
+                               : VarKind::Number;
+    t_.vars.push_back(v);
+  }
   t_.effects[id].varCount = uint32_t(t_.vars.size()) - t_.effects[id].varsBegin;
-  uint32_t v = 0;
-  for (NodeId part : decl.parts)
-    eachChild(part, [&](NodeId c) {
-      if (tree_.nodes[c].kind != FormKind::EffectVar)
-        return;
-      if (const Slot *init = tree_.slot(c, "value")) {
-        BodyScope scope;
-        scope.effect = id;
-        Id body = formulaBody(tree_.nodes[c].file, init->value, scope, lineOf(c));
-        t_.vars[t_.effects[id].varsBegin + v].initBody = body;
-      }
-      ++v;
-    });
+}
+
+void Lowerer::lowerEffect(Id id, const Decl &decl) {
+  const std::vector<NodeId> &varLines = effectVarLines_[id];
+  for (uint32_t v = 0; v < varLines.size(); ++v)
+    if (const Slot *init = tree_.slot(varLines[v], "value")) {
+      BodyScope scope;
+      scope.effect = id;
+      Id body = formulaBody(tree_.nodes[varLines[v]].file, init->value, scope, lineOf(varLines[v]));
+      t_.vars[t_.effects[id].varsBegin + v].initBody = body;
+    }
   std::vector<Rule> rules;
   std::vector<Modifier> mods;
   std::vector<Block> blocks;
@@ -874,6 +924,8 @@ pack::Tables Lowerer::run() {
   lowerValues();
   lowerProps();
   lowerCurves();
+  for (const auto &[n, decl] : decls_.byNamespace[size_t(Namespace::Effect)])
+    declareEffectVars(find(effects_, n), decl);
   for (const auto &[n, decl] : decls_.byNamespace[size_t(Namespace::Effect)])
     lowerEffect(find(effects_, n), decl);
   for (const auto &[n, decl] : decls_.byNamespace[size_t(Namespace::Ability)])

@@ -293,8 +293,28 @@ void Lowerer::lowerValues() {
   }
   if (t_.damagePool == kNoId)
     t_.damagePool = valueId("Health");
-  // Options, now that the rate turns durations into ticks.
+  // A stat by type's members first (one for each portion's type, and one for
+  // each parent of a type, Resist.Magic, whose terms move each child's): a
+  // value written before the stat may name one in a bound or a regen.
   size_t declared = t_.values.size();
+  for (Id id = 0; id < declared; ++id) {
+    if (!tree_.hasFlag(decls_.find(Namespace::Value, t_.names[t_.values[id].name])->node, "by type"))
+      continue;
+    for (Id p : portions_)
+      for (Id g = p; g != kNoId; g = t_.tags[g].parent) {
+        std::string memberName = t_.names[t_.values[id].name] + "." + t_.names[t_.tags[g].name];
+        if (values_.count(memberName))
+          continue;
+        Value m;
+        m.kind = t_.values[id].kind;
+        m.member = id;
+        m.memberTag = g;
+        m.name = name(memberName);
+        values_.emplace(memberName, Id(t_.values.size()));
+        t_.values.push_back(m);
+      }
+  }
+  // Options, now that the rate turns durations into ticks.
   for (Id id = 0; id < declared; ++id) {
     const Decl *decl = decls_.find(Namespace::Value, t_.names[t_.values[id].name]);
     NodeId n = decl->node;
@@ -331,25 +351,16 @@ void Lowerer::lowerValues() {
     w.rise = rise == "heal" ? Rise::Heal : Rise::Keep;
     w.kept = tree_.hasFlag(n, "kept");
     w.clockWorld = tree_.hasFlag(n, "clock world");
-    if (tree_.hasFlag(n, "by type")) {
-      w.byType = true;
-      Value parent = w;
-      // A member for each portion's type, and one for each parent of a type
-      // (Resist.Magic), whose terms move each child's.
-      for (Id p : portions_)
-        for (Id g = p; g != kNoId; g = t_.tags[g].parent) {
-          std::string memberName = t_.names[parent.name] + "." + t_.names[t_.tags[g].name];
-          if (values_.count(memberName))
-            continue;
-          Value m = parent;
-          m.byType = false;
-          m.member = id;
-          m.memberTag = g;
-          m.name = name(memberName);
-          values_.emplace(memberName, Id(t_.values.size()));
-          t_.values.push_back(m);
-        }
-    }
+    w.byType = tree_.hasFlag(n, "by type");
+  }
+  // Each member reads as its stat does, options and all.
+  for (Id m = Id(declared); m < t_.values.size(); ++m) {
+    Value member = t_.values[t_.values[m].member];
+    member.byType = false;
+    member.member = t_.values[m].member;
+    member.memberTag = t_.values[m].memberTag;
+    member.name = t_.values[m].name;
+    t_.values[m] = member;
   }
 }
 

@@ -262,8 +262,9 @@ private:
     int64_t due = 0;     // world time (millionths of a unit)
     uint8_t phase = 0;   // what runs first within a tick: rules, then lifetimes
     // An instance's timers: its seq, so of two due at once the one put on
-    // first runs first however often either was set again (reading 153);
-    // a pool's or the autos': when it was set.
+    // first runs first however often either was set again (reading 153); a
+    // pool's crossing: 0, met before them, by actor then pool; the autos':
+    // when it was set.
     uint64_t seq = 0;
     TimerKind kind = TimerKind::Expire;
     Handle instance = 0; // PoolBound: the actor
@@ -272,7 +273,8 @@ private:
     int64_t at = 0; // the tick it fires on, worked out as it goes on the heap
     // By the tick it fires on, then what runs first within a tick (a time
     // expires after anything else due then), then its exact time, then the
-    // order instances went on, then one instance's every rules as written.
+    // order instances went on (crossings first, by the order actors were
+    // made), then one instance's every rules or one actor's pools as written.
     bool operator>(const Timer &o) const {
       if (at != o.at)
         return at > o.at;
@@ -282,6 +284,8 @@ private:
         return due > o.due;
       if (seq != o.seq)
         return seq > o.seq;
+      if (instance != o.instance)
+        return instance > o.instance;
       return rule > o.rule;
     }
   };

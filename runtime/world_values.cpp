@@ -946,14 +946,20 @@ void World::schedulePoolBounds(Handle a) {
     bool down = rate < 0 || (rate == 0 && t_->values[p].refillAmount < 0);
     if (down || bounds.most != INT64_MAX)
       worldAt = driftReaches(a, p, i, rate, amount, down ? bounds.least : bounds.most);
-    // A crossing already due then stands; any other is replaced.
+    // A crossing already due then stands; any other is replaced. So does one
+    // due by now and not yet met, where the pool stands at that bound: a
+    // change to another of its holder's pools on the crossing's tick, ahead
+    // of it, leaves it to be met.
     if (poolDue_[i] == worldAt)
+      continue;
+    bool atBound = down ? amount <= bounds.least : amount >= bounds.most;
+    if (worldAt < 0 && atBound && poolDue_[i] >= 0 && poolDue_[i] <= worldTime())
       continue;
     ++poolVersion_[i];
     poolDue_[i] = worldAt;
     if (worldAt < 0)
       continue;
-    pushTimer({worldAt, 0, ++seq_, TimerKind::PoolBound, a, p, poolVersion_[i]});
+    pushTimer({worldAt, 0, 0, TimerKind::PoolBound, a, p, poolVersion_[i]});
   }
 }
 

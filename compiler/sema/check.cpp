@@ -5,9 +5,19 @@
 #include "sema/stage_order.h"
 #include "sema/words.h"
 
+#include <utility>
+
 namespace ledger {
 
 namespace sema {
+
+// A file's lines come in any order: a from above its template writes out
+// once the file is read, so a later file's extend finds what it wrote; one
+// naming a template of a later file, once every file is.
+void Checker::writePendingFroms() {
+  for (NodeId n : std::exchange(pendingFroms_, {}))
+    writeFrom(n);
+}
 
 Declarations Checker::run() {
   for (std::string_view tag : kBuiltinTags)
@@ -26,10 +36,13 @@ Declarations Checker::run() {
         declaresSomething = true;
         declare(n);
       }
+      writePendingFroms();
     }
   // Most likely the wrong file: a pack of nothing has no rule to run.
   if (firstCatalog != kNone && !declaresSomething)
     diags_.report(DiagKind::CatalogDeclaresNothing, Loc{tree_.files[firstCatalog].file, 0}, 1);
+  declaredAll_ = true;
+  writePendingFroms();
   for (NodeId n : unresolvedAmendments_)
     refuseAmendment(n);
   checkUniqueAcrossCatalog();

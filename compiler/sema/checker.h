@@ -184,6 +184,9 @@ private:
   DiagnosticEngine &diags_;
   Declarations decls_;
   std::vector<NodeId> unresolvedAmendments_;
+  std::vector<NodeId> pendingFroms_; // a from above its template
+  bool declaredAll_ = false;
+  void writePendingFroms();
   std::vector<std::string> usedTemplates_;
   std::vector<std::string> writing_; // templates being written out, innermost last
   std::vector<std::pair<NodeId, RefKind>> pendingParents_;

@@ -123,8 +123,12 @@ void Checker::writeFrom(NodeId n) {
   const Slot *tmplSlot = tree_.slot(n, "template");
   std::string name(tree_.span(node.file, tmplSlot->begin, tmplSlot->end));
   const Decl *tmpl = decls_.find(Namespace::Shared, name);
-  if (!tmpl || tmpl->kind != RefKind::Template)
-    return; // refused when its name is resolved
+  if (!tmpl || tmpl->kind != RefKind::Template) {
+    // A template written further on: written out once every line is read.
+    if (!declaredAll_)
+      pendingFroms_.push_back(n);
+    return; // else refused when its name is resolved
+  }
   if (templateKind(*tmpl) != RefKind::Template) {
     diags_.report(DiagKind::FromNeedsDefinitions, tree_.loc(node.file, tmplSlot->begin),
                   static_cast<uint32_t>(name.size()), name, kindWord(templateKind(*tmpl)));

@@ -47,6 +47,7 @@ private:
   void inherit(NodeId n, RefKind kind);
   void inheritFrom(NodeId n, RefKind kind);
   void writeFrom(NodeId n);
+  void writePendingFroms();
   std::vector<std::string> onceKeys(NodeId n) const;
   void checkClashes(const std::string &name, const Decl &decl);
 
@@ -186,7 +187,6 @@ private:
   std::vector<NodeId> unresolvedAmendments_;
   std::vector<NodeId> pendingFroms_; // a from above its template
   bool declaredAll_ = false;
-  void writePendingFroms();
   std::vector<std::string> usedTemplates_;
   std::vector<std::string> writing_; // templates being written out, innermost last
   std::vector<std::pair<NodeId, RefKind>> pendingParents_;

@@ -924,6 +924,7 @@ pack::Tables Lowerer::run() {
   lowerValues();
   lowerProps();
   lowerCurves();
+  effectVarLines_.resize(t_.effects.size());
   for (const auto &[n, decl] : decls_.byNamespace[size_t(Namespace::Effect)])
     declareEffectVars(find(effects_, n), decl);
   for (const auto &[n, decl] : decls_.byNamespace[size_t(Namespace::Effect)])

@@ -168,7 +168,7 @@ private:
   void lowerProps();
   void lowerCurves();
   void declareEffectVars(Id id, const Decl &decl);
-  std::map<Id, std::vector<NodeId>> effectVarLines_; // an effect's var lines, laid out
+  std::vector<std::vector<NodeId>> effectVarLines_; // by effect: its var lines, laid out
   void lowerEffect(Id id, const Decl &decl);
   void lowerEffectClause(Id id, NodeId c, std::vector<pack::Rule> &rules,
                          std::vector<pack::Modifier> &mods, std::vector<pack::Block> &blocks,

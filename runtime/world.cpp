@@ -257,6 +257,9 @@ int64_t World::worldTimeLeft(const Instance &in) const {
 
 // Every entry is hashed; in Keep mode it is kept too.
 void World::record(JournalEntry &j, const uint64_t *tags, const std::string *note) {
+  ++journalCount_;
+  if (journalMode_ == JournalMode::Off)
+    return;
   // A word at a time: multiply, then fold the high bits down.
   auto mix = [&](uint64_t v) {
     journalHash_ = (journalHash_ ^ v) * 0x9e3779b97f4a7c15ull;
@@ -271,7 +274,6 @@ void World::record(JournalEntry &j, const uint64_t *tags, const std::string *not
   if (note)
     for (char c : *note)
       mix(uint8_t(c));
-  ++journalCount_;
   if (journalMode_ != JournalMode::Keep)
     return;
   j.tagsAt = uint32_t(journalTags_.size());

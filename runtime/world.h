@@ -53,9 +53,10 @@ struct JournalEntry {
   bool fault = false;
 };
 
-// What the world keeps of its journal: every entry, or only their count and
-// a running hash of them (a long run, a server checking lockstep).
-enum class JournalMode : uint8_t { Keep, HashOnly };
+// What the world keeps of its journal: every entry, only their count and a
+// running hash of them (a long run, a server checking lockstep), or only
+// their count (a shipping game that reads nothing of it).
+enum class JournalMode : uint8_t { Keep, HashOnly, Off };
 
 // What an order, a step's with or an apply gives: props or vars, each a
 // number (millionths) or a tag (its id + 1), said as which, so an order

@@ -221,7 +221,8 @@ bool World::saveHolds(std::string &why) const {
   }
   if (!std::is_heap(timers_.begin(), timers_.end(), std::greater<>()))
     return bad("its timers are out of order");
-  if (journalMode_ != JournalMode::Keep && journalMode_ != JournalMode::HashOnly)
+  if (journalMode_ != JournalMode::Keep && journalMode_ != JournalMode::HashOnly &&
+      journalMode_ != JournalMode::Off)
     return bad("a journal kept in no way the world has");
   for (const JournalEntry &j : journal_)
     if ((journalMode_ == JournalMode::Keep && !within(j.tagsAt, t_->tagWords, journalTags_.size())) ||

@@ -5,7 +5,7 @@
 
 #include "pack_abi.h"
 #include "pack_format.h"
-#include "pack_index.h"
+#include "kernel/pack_index.h"
 
 #include <memory>
 #include <string>

@@ -4,7 +4,7 @@
 // is pinned here on a catalog made to tell them apart.
 #include "driver/frontend.h"
 #include "ir/ir.h"
-#include "pack_index.h"
+#include "kernel/pack_index.h"
 
 #include <gtest/gtest.h>
 

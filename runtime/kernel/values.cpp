@@ -1,7 +1,7 @@
 // Values: stats worked out from their base and the terms their holder's
 // working effects contribute, cached until something changes; pools as an
 // amount at an anchor tick, drifting in closed form from there.
-#include "world.h"
+#include "kernel.h"
 
 #include "number.h"
 
@@ -29,7 +29,7 @@ int64_t mulDiv(int64_t a, int64_t b, int64_t c) {
 }
 } // namespace
 
-bool World::carriesAll(const TagBits &have, pack::TagSet want) const {
+bool Kernel::carriesAll(const TagBits &have, pack::TagSet want) const {
   const uint64_t *w = t_->tagSet(want);
   for (uint32_t i = 0; i < t_->tagWords; ++i)
     if ((have.w[i] & w[i]) != w[i])
@@ -37,7 +37,7 @@ bool World::carriesAll(const TagBits &have, pack::TagSet want) const {
   return true;
 }
 
-bool World::carriesAny(const TagBits &have, pack::TagSet want) const {
+bool Kernel::carriesAny(const TagBits &have, pack::TagSet want) const {
   const uint64_t *w = t_->tagSet(want);
   for (uint32_t i = 0; i < t_->tagWords; ++i)
     if (have.w[i] & w[i])
@@ -47,7 +47,7 @@ bool World::carriesAny(const TagBits &have, pack::TagSet want) const {
 
 // Whether an instance's effect is at work: not suspended by another effect
 // its holder holds.
-bool World::suspendedBy(const Instance &in, uint32_t suspender) const {
+bool Kernel::suspendedBy(const Instance &in, uint32_t suspender) const {
   const Instance &s = insts_[suspender];
   // "the holder's other effects": a separate instance of the same effect is
   // no other effect (docs/readings.md 94, 113).
@@ -61,7 +61,7 @@ bool World::suspendedBy(const Instance &in, uint32_t suspender) const {
   return !(se.suspendsExcept && carriesAny(mine, se.suspendsExcept));
 }
 
-bool World::suspendedAmong(uint32_t inst) const {
+bool Kernel::suspendedAmong(uint32_t inst) const {
   const Instance &in = insts_[inst];
   for (uint32_t other : held_[indexOf(in.holder)])
     if (other != inst && suspendedBy(in, other))
@@ -69,7 +69,7 @@ bool World::suspendedAmong(uint32_t inst) const {
   return false;
 }
 
-World::TagBits World::tagsOf(Handle a) {
+Kernel::TagBits Kernel::tagsOf(Handle a) {
   TagBits bits;
   const Actor *ac = actor(a);
   if (!ac)
@@ -89,13 +89,13 @@ World::TagBits World::tagsOf(Handle a) {
   return bits;
 }
 
-bool World::carries(Handle a, Id tag) {
+bool Kernel::carries(Handle a, Id tag) {
   TagBits bits = tagsOf(a);
   return (bits.w[tag / 64] >> (tag % 64)) & 1;
 }
 
 // A base is read live: one reading another actor through a link follows it.
-int64_t World::base(Handle a, Id v) {
+int64_t Kernel::base(Handle a, Id v) {
   Id arch = actor(a)->archetype;
   for (Id c : ix_->covers[v]) {
     Id body = ix_->archetypeBase[size_t(arch) * valueCount_ + c];
@@ -105,7 +105,7 @@ int64_t World::base(Handle a, Id v) {
   return t_->values[v].defaultValue;
 }
 
-int64_t World::rounded(Id v, int64_t x) const {
+int64_t Kernel::rounded(Id v, int64_t x) const {
   NumberFault fault = NumberFault::None;
   switch (t_->values[v].whole) {
   case pack::Rounding::None:
@@ -126,17 +126,13 @@ int64_t World::rounded(Id v, int64_t x) const {
 // Values read inside values: a value reading itself, round its bases,
 // bounds or terms, never ends, so past kValueNesting the read is a fault
 // and reads 0 (docs/readings.md).
-bool World::faultNesting() {
-  JournalEntry j;
-  j.tick = now_;
-  j.fault = true;
-  std::string note =
-      "Value: a value read inside itself, " + std::to_string(kValueNesting) + " values deep";
-  record(j, nullptr, &note);
+bool Kernel::faultNesting() {
+  journal_.fault(now_, "Value: a value read inside itself, " + std::to_string(kValueNesting) +
+                           " values deep");
   return true;
 }
 
-int64_t World::boundOf(Handle a, Id body) {
+int64_t Kernel::boundOf(Handle a, Id body) {
   const PackIndex::Plain &plain = ix_->plain[body];
   if (plain.kind == PackIndex::Plain::Number)
     return plain.number;
@@ -174,7 +170,7 @@ static int64_t applyFactor(int64_t v, int64_t factor, int64_t count, NumberFault
 // order docs/readings.md gives: base terms replace the base, adds, the sum
 // of percents, factors one by one, `=` over all, then at least and at most,
 // then the stat's own bounds and rounding.
-int64_t World::computeStatAfresh(Handle a, Id stat, const TagBits *except) {
+int64_t Kernel::computeStatAfresh(Handle a, Id stat, const TagBits *except) {
   const Actor *ac = actor(a);
   if (!ac)
     return 0;
@@ -322,14 +318,14 @@ int64_t World::computeStatAfresh(Handle a, Id stat, const TagBits *except) {
   return v;
 }
 
-int64_t World::poolLeast(Handle a, Id pool) {
+int64_t Kernel::poolLeast(Handle a, Id pool) {
   const pack::Value &p = t_->values[pool];
   if (size_t slot; p.minBody != kNoId && boundsHeld(a, pool, slot))
     return poolMin_[slot];
   return p.minBody == kNoId ? 0 : boundOf(a, p.minBody);
 }
 
-int64_t World::poolMost(Handle a, Id pool) {
+int64_t Kernel::poolMost(Handle a, Id pool) {
   const pack::Value &p = t_->values[pool];
   if (size_t slot; p.maxBody != kNoId && boundsHeld(a, pool, slot))
     return poolMax_[slot];
@@ -338,7 +334,7 @@ int64_t World::poolMost(Handle a, Id pool) {
 
 // A count a pool's bound reads "inside a moment reads as the last settle
 // left it": its bounds are the ones the last moment's end took, once one has.
-bool World::boundsHeld(Handle a, Id pool, size_t &slot) const {
+bool Kernel::boundsHeld(Handle a, Id pool, size_t &slot) const {
   if (!ix_->boundsReadCount[pool] || momentDepth_ == 0 || freshBounds_)
     return false;
   slot = size_t(indexOf(a)) * valueCount_ + pool;
@@ -347,7 +343,7 @@ bool World::boundsHeld(Handle a, Id pool, size_t &slot) const {
 
 // A pool now: its anchor's amount, the drift since in closed form, its
 // maximum's rise if it heals, within its bounds.
-int64_t World::poolNow(Handle a, Id pool) {
+int64_t Kernel::poolNow(Handle a, Id pool) {
   if (!actor(a))
     return 0;
   size_t i = size_t(indexOf(a)) * valueCount_ + pool;
@@ -356,7 +352,7 @@ int64_t World::poolNow(Handle a, Id pool) {
   return poolNowWithin(a, pool, i, poolBounds(a, pool));
 }
 
-int64_t World::poolNowWithin(Handle a, Id pool, size_t i, PoolBounds bounds) {
+int64_t Kernel::poolNowWithin(Handle a, Id pool, size_t i, PoolBounds bounds) {
   // A destroyed actor's pools "stand where they stood": as its destroy
   // settled them, whatever its bounds read since.
   if (!actor(a)->live)
@@ -366,7 +362,7 @@ int64_t World::poolNowWithin(Handle a, Id pool, size_t i, PoolBounds bounds) {
 
 // The same, of an actor in play or fallen, before it is held within its
 // bounds: past one where they moved onto a pool that drifts.
-int64_t World::poolDrifted(Handle a, Id pool, size_t i, PoolBounds bounds) {
+int64_t Kernel::poolDrifted(Handle a, Id pool, size_t i, PoolBounds bounds) {
   const pack::Value &p = t_->values[pool];
   int64_t amount = pools_[i];
   NumberFault fault = NumberFault::None;
@@ -388,7 +384,7 @@ int64_t World::poolDrifted(Handle a, Id pool, size_t i, PoolBounds bounds) {
 // each stretch between refills stops at a bound, so it is stepped refill by
 // refill, a run of stretches that meet no bound taken at once and a held
 // amount left held (docs/readings.md 141).
-int64_t World::drifted(Handle a, Id pool, size_t i, int64_t amount, int64_t from, int64_t to,
+int64_t Kernel::drifted(Handle a, Id pool, size_t i, int64_t amount, int64_t from, int64_t to,
                        PoolBounds bounds, NumberFault &fault) {
   const pack::Value &p = t_->values[pool];
   int64_t perRegen = p.regenStat != kNoId ? regenPeriod(a, pool, i) : 0;
@@ -407,7 +403,7 @@ int64_t World::drifted(Handle a, Id pool, size_t i, int64_t amount, int64_t from
 }
 
 // A regen and a refill pulling apart, stretch by stretch between refills.
-int64_t World::driftedApart(int64_t amount, int64_t from, int64_t to, int64_t rate,
+int64_t Kernel::driftedApart(int64_t amount, int64_t from, int64_t to, int64_t rate,
                             int64_t perRegen, int64_t refill, int64_t perRefill,
                             PoolBounds bounds) {
   // Held within its bounds, not rounded: the read rounds once, however the
@@ -450,7 +446,7 @@ int64_t World::driftedApart(int64_t amount, int64_t from, int64_t to, int64_t ra
 
 // Before anything an actor's values read changes: its pools' drift so far
 // kept at the old rates, then every cached stat read afresh.
-void World::settlePools(Handle a) {
+void Kernel::settlePools(Handle a) {
   Actor *ac = actor(a);
   if (!ac)
     return;
@@ -458,7 +454,7 @@ void World::settlePools(Handle a) {
     settlePool(a, p);
 }
 
-World::PoolBounds World::settlePool(Handle a, Id p) {
+Kernel::PoolBounds Kernel::settlePool(Handle a, Id p) {
   size_t i = size_t(indexOf(a)) * valueCount_ + p;
   if (!hasPool_[i])
     return {};
@@ -482,14 +478,14 @@ World::PoolBounds World::settlePool(Handle a, Id p) {
   return bounds;
 }
 
-int64_t World::driftRate(Handle a, Id pool, size_t slot) {
+int64_t Kernel::driftRate(Handle a, Id pool, size_t slot) {
   return ix_->driftReadsWorld[pool] ? poolRate_[slot]
                                     : computeStat(a, t_->values[pool].regenStat, nullptr);
 }
 
 // A period a formula gives: as the last settle took it where it reads the
 // world, else read now.
-int64_t World::readPeriod(Handle a, Id pool, size_t slot, bool refill) {
+int64_t Kernel::readPeriod(Handle a, Id pool, size_t slot, bool refill) {
   const pack::Value &v = t_->values[pool];
   if (ix_->driftReadsWorld[pool])
     return (refill ? refillPeriod_ : regenPeriod_)[slot];
@@ -505,7 +501,7 @@ int64_t World::readPeriod(Handle a, Id pool, size_t slot, bool refill) {
 // actors the moment touched are retimed as it ends, and here those reading
 // a touched actor through a link, or every actor where who is in play or a
 // global link moved, or where a clock's stat reads anything else.
-void World::retimeWorldClocks() {
+void Kernel::retimeWorldClocks() {
   if (!ix_->clocksReadWorld || clocksEpoch_ == epoch_)
     return;
   const PackIndex::Reach &reach = ix_->clockReach;
@@ -539,7 +535,7 @@ void World::retimeWorldClocks() {
 // touched, of one reading a touched actor through a link, and where who is
 // in play or a global link moved, of every actor reading that. Each settles
 // in the order its holder was made, as all of them would.
-void World::settleWorldReaders() {
+void Kernel::settleWorldReaders() {
   if (ix_->readerPools.empty() || settledEpoch_ == epoch_)
     return;
   freshBounds_ = true;
@@ -578,7 +574,7 @@ void World::settleWorldReaders() {
 }
 
 // The live readers of a list, those destroyed dropped from it.
-void World::appendLiveReaders(std::vector<uint32_t> &readers, std::vector<uint32_t> &out) {
+void Kernel::appendLiveReaders(std::vector<uint32_t> &readers, std::vector<uint32_t> &out) {
   size_t kept = 0;
   for (uint32_t ai : readers)
     if (actors_[ai].live) {
@@ -590,7 +586,7 @@ void World::appendLiveReaders(std::vector<uint32_t> &readers, std::vector<uint32
 
 // The readers still reading a through a link, each once: one whose link
 // has moved on since it was listed is dropped.
-void World::appendLinkReaders(Handle a, std::vector<uint32_t> &out) {
+void Kernel::appendLinkReaders(Handle a, std::vector<uint32_t> &out) {
   uint32_t ai = indexOf(a);
   if (ai >= linkReaders_.size())
     return;
@@ -612,7 +608,7 @@ void World::appendLinkReaders(Handle a, std::vector<uint32_t> &out) {
 
 // A reader listed by what its pools read beyond its links: a count of
 // actors, a global link.
-void World::listReader(uint32_t ai) {
+void Kernel::listReader(uint32_t ai) {
   bool counts = false, globals = false;
   for (Id p : ix_->readerPools)
     if (hasPool_[size_t(ai) * valueCount_ + p]) {
@@ -627,7 +623,7 @@ void World::listReader(uint32_t ai) {
 
 // Whether any of these global links was pointed elsewhere since the stamp,
 // or the actor one names was touched in the moment ending.
-bool World::globalsMoved(const std::vector<Id> &globals, uint64_t since) const {
+bool Kernel::globalsMoved(const std::vector<Id> &globals, uint64_t since) const {
   if (globals.empty())
     return false;
   if (since != globalsEpoch_)
@@ -641,7 +637,7 @@ bool World::globalsMoved(const std::vector<Id> &globals, uint64_t since) const {
 // Whether what a reader's pool reads moved in the moment ending: its holder
 // was touched, or an actor one of its links names, or who is in play, or a
 // global link or the actor one names.
-bool World::readMoved(uint32_t ai, Id pool, bool countsMoved, bool globalsMoved) const {
+bool Kernel::readMoved(uint32_t ai, Id pool, bool countsMoved, bool globalsMoved) const {
   const PackIndex::Reach &r = ix_->reach[pool];
   if (r.everything || wasTouched(ai) || (r.counts && countsMoved) ||
       (globalsMoved && !r.globals.empty()))
@@ -655,7 +651,7 @@ bool World::readMoved(uint32_t ai, Id pool, bool countsMoved, bool globalsMoved)
 
 // Whether the source of an instance the actor holds, read by its live
 // terms, was touched.
-bool World::sourceTouched(uint32_t ai) const {
+bool Kernel::sourceTouched(uint32_t ai) const {
   for (uint32_t k : held_[ai]) {
     const Instance &in = insts_[k];
     if (ix_->termsReadSource[in.effect] && in.source && wasTouched(indexOf(in.source)))
@@ -666,7 +662,7 @@ bool World::sourceTouched(uint32_t ai) const {
 
 // The holders of the instances a is the source of whose live terms read it,
 // each instance once: one ended, or its slot reused for another, is dropped.
-void World::appendSourceReaders(Handle a, std::vector<uint32_t> &out) {
+void Kernel::appendSourceReaders(Handle a, std::vector<uint32_t> &out) {
   uint32_t ai = indexOf(a);
   if (ai >= sourcedBy_.size())
     return;
@@ -687,7 +683,7 @@ void World::appendSourceReaders(Handle a, std::vector<uint32_t> &out) {
 }
 
 // Settles the reader's pools whose reads moved.
-void World::settleReader(uint32_t ai, bool countsMoved, bool globalsMoved) {
+void Kernel::settleReader(uint32_t ai, bool countsMoved, bool globalsMoved) {
   Handle a = handle(ai, actors_[ai].gen);
   bool settled = false;
   for (Id p : ix_->readerPools) {
@@ -718,7 +714,7 @@ void World::settleReader(uint32_t ai, bool countsMoved, bool globalsMoved) {
 
 // Whom the reader's links name as it settles: where one names another actor
 // than it did, the reader is listed under that actor.
-void World::noteReaderLinks(uint32_t ai) {
+void Kernel::noteReaderLinks(uint32_t ai) {
   size_t links = ix_->readerLinks.size();
   Handle a = handle(ai, actors_[ai].gen);
   for (size_t k = 0; k < links; ++k) {
@@ -733,7 +729,7 @@ void World::noteReaderLinks(uint32_t ai) {
 }
 
 // The lists a save doesn't hold, made again from what it does.
-void World::listReadersFromSave() {
+void Kernel::listReadersFromSave() {
   sourcedBy_.assign(followsSources() ? actors_.size() : 0, {});
   for (uint32_t i = 0; i < insts_.size(); ++i) {
     const Instance &in = insts_[i];
@@ -761,7 +757,7 @@ void World::listReadersFromSave() {
       listUnderLinks(ai);
 }
 
-void World::touch(Handle a) {
+void Kernel::touch(Handle a) {
   wakeAutos(a);
   noteMoved(a);
   settlePools(a);
@@ -780,7 +776,7 @@ void World::touch(Handle a) {
 // Before an actor whose values another's bounds read through a link
 // changes (a is that actor, or 0 for a global link set): those pools settle
 // at the bounds they had, and are watched as their holder's own are.
-void World::watchReadersOf(Handle a) {
+void Kernel::watchReadersOf(Handle a) {
   Scratch<uint32_t> readers(scratchIds_);
   if (a) {
     appendLinkReaders(a, *readers);
@@ -803,7 +799,7 @@ void World::watchReadersOf(Handle a) {
 
 // Each of a's pools with a bound, as it stands before what its bounds read
 // changes; reachBounds reads them again once the change is done.
-void World::watchBounds(Handle a) {
+void Kernel::watchBounds(Handle a) {
   if (!alive(a))
     return;
   uint32_t ai = indexOf(a);
@@ -822,7 +818,7 @@ void World::watchBounds(Handle a) {
 
 // A watched pool its moved bounds leave at its least reaches it: its
 // Depleted, credited as the change that moved them, and the death hearing it.
-void World::reachBounds(Handle source, Handle credit, uint32_t chain) {
+void Kernel::reachBounds(Handle source, Handle credit, uint32_t chain) {
   while (boundWatchAt_ < boundWatch_.size()) {
     BoundWatch w = boundWatch_[boundWatchAt_++];
     if (!w.aboveLeast || !alive(w.actor) || poolNow(w.actor, w.pool) > poolLeast(w.actor, w.pool))
@@ -837,7 +833,7 @@ void World::reachBounds(Handle source, Handle credit, uint32_t chain) {
   boundWatchAt_ = 0;
 }
 
-void World::touchFor(Handle a, Id effect) {
+void Kernel::touchFor(Handle a, Id effect) {
   wakeAutos(a);
   noteMoved(a);
   if (ix_->inert[effect] && !ix_->poolsReadWorld) {
@@ -852,7 +848,7 @@ void World::touchFor(Handle a, Id effect) {
 // A change to one pool alone: what its holder's other values read stands,
 // so only what reads the world is read afresh. Where no pool's bounds or
 // drift read the world, the holder's other pools drift on as they were.
-World::PoolBounds World::touchPool(Handle a, Id pool) {
+Kernel::PoolBounds Kernel::touchPool(Handle a, Id pool) {
   wakeAutos(a);
   noteMoved(a);
   PoolBounds bounds;
@@ -876,7 +872,7 @@ World::PoolBounds World::touchPool(Handle a, Id pool) {
 
 // A pool's clock: its holder's time, or the world's pace with clock world;
 // both count from the make.
-int64_t World::poolClock(Handle a, Id pool) const {
+int64_t Kernel::poolClock(Handle a, Id pool) const {
   const Actor *ac = actor(a);
   if (t_->values[pool].clockWorld || t_->timeStat == kNoId)
     return (now_ - ac->madeAt) * tickTime_;
@@ -889,7 +885,7 @@ int64_t World::poolClock(Handle a, Id pool) const {
 // `slot` the pool's among its actor's values. With both a regen and a
 // refill, the sooner of the regen's alone and the next refill: the pool is
 // looked at again then, and the time after found from there.
-int64_t World::driftReaches(Handle a, Id p, size_t slot, int64_t rate, int64_t amount, int64_t to) {
+int64_t Kernel::driftReaches(Handle a, Id p, size_t slot, int64_t rate, int64_t amount, int64_t to) {
   const pack::Value &v = t_->values[p];
   int64_t at = poolClock(a, p), due = -1;
   int64_t perRegen = v.regenStat != kNoId ? regenPeriod(a, p, slot) : 0;
@@ -925,7 +921,7 @@ int64_t World::driftReaches(Handle a, Id p, size_t slot, int64_t rate, int64_t a
 
 // Where a pool's drift will reach a bound, a timer at that tick: the Filled
 // or the Depleted comes on the tick it crosses, nothing polled meanwhile.
-void World::schedulePoolBounds(Handle a) {
+void Kernel::schedulePoolBounds(Handle a) {
   if (!alive(a))
     return;
   uint32_t ai = indexOf(a);
@@ -963,7 +959,7 @@ void World::schedulePoolBounds(Handle a) {
   }
 }
 
-void World::firePoolBound(const Timer &tm) {
+void Kernel::firePoolBound(const Timer &tm) {
   Handle a = tm.instance;
   Id p = tm.rule;
   if (!alive(a) || poolVersion_[size_t(indexOf(a)) * valueCount_ + p] != tm.version)
@@ -988,13 +984,13 @@ void World::firePoolBound(const Timer &tm) {
   endMoment();
 }
 
-std::optional<int64_t> World::maximum(Handle a, Id v) {
+std::optional<int64_t> Kernel::maximum(Handle a, Id v) {
   if (!actor(a) || t_->values[v].maxBody == kNoId)
     return std::nullopt;
   return boundOf(a, t_->values[v].maxBody);
 }
 
-int64_t World::value(Handle a, Id v) {
+int64_t Kernel::value(Handle a, Id v) {
   if (!actor(a))
     return 0;
   if (t_->values[v].kind == pack::ValueKind::Pool)
@@ -1004,7 +1000,7 @@ int64_t World::value(Handle a, Id v) {
 
 // A change lands: its portions summed, the pool moved within its bounds, and
 // what it took and what its bound refused written on the event.
-World::PoolBounds World::landOnPool(Event &e, Handle a) {
+Kernel::PoolBounds Kernel::landOnPool(Event &e, Handle a) {
   size_t i = size_t(indexOf(a)) * valueCount_ + e.pool;
   PoolBounds bounds = touchPool(a, e.pool);
   int64_t before = pools_[i];

@@ -1,5 +1,5 @@
 // The words a body reads of the world, and the lists its queries find.
-#include "world.h"
+#include "kernel.h"
 
 #include "number.h"
 
@@ -42,7 +42,7 @@ int64_t curveAt(const pack::Tables &t, const pack::Curve &c, int64_t x) {
 }
 } // namespace
 
-int64_t World::apiRead(Frame &f, uint32_t readId, const int64_t *args) {
+int64_t Kernel::apiRead(Frame &f, uint32_t readId, const int64_t *args) {
   const pack::Read &r = t_->reads[readId];
   const Event *e = f.event >= 0 ? &events_[size_t(f.event)] : nullptr;
   switch (r.op) {
@@ -234,7 +234,7 @@ int64_t World::apiRead(Frame &f, uint32_t readId, const int64_t *args) {
       return 0;
     const pack::Archetype &a = t_->archetypes[r.a];
     // The nearest base, as an actor's is read: a member's own, its type's
-    // parents', the stat's (World::base).
+    // parents', the stat's (Kernel::base).
     for (Id c : ix_->covers[r.b])
       for (uint32_t b = 0; b < a.baseCount; ++b) {
         const pack::ArchetypeValue &v = t_->archetypeValues[a.basesBegin + b];
@@ -305,7 +305,7 @@ int64_t World::apiRead(Frame &f, uint32_t readId, const int64_t *args) {
   return 0;
 }
 
-bool World::related(pack::Who relation, Handle who, Handle holder) const {
+bool Kernel::related(pack::Who relation, Handle who, Handle holder) const {
   switch (relation) {
   case pack::Who::Anyone:
     return who != 0;
@@ -322,7 +322,7 @@ bool World::related(pack::Who relation, Handle who, Handle holder) const {
   }
 }
 
-bool World::targeted(const Event &e, Handle actor) const {
+bool Kernel::targeted(const Event &e, Handle actor) const {
   for (uint32_t k = 0; k < e.targetedCount; ++k)
     if (eventTargets_[e.targetedAt + k] == actor)
       return true;
@@ -331,7 +331,7 @@ bool World::targeted(const Event &e, Handle actor) const {
 
 // A search's operands: how many it keeps at most (up to N), and whom it
 // searches from (its `of`, else the body's holder).
-std::pair<int64_t, Handle> World::searchOperands(Frame &f, const pack::Query &q,
+std::pair<int64_t, Handle> Kernel::searchOperands(Frame &f, const pack::Query &q,
                                                  const int64_t *args) const {
   uint32_t k = 0;
   int64_t most = q.hasCount ? args[k++] / kOne : INT64_MAX;
@@ -341,14 +341,14 @@ std::pair<int64_t, Handle> World::searchOperands(Frame &f, const pack::Query &q,
   return {most, from};
 }
 
-bool World::asksFallen(const pack::Query &q) const {
+bool Kernel::asksFallen(const pack::Query &q) const {
   return (t_->tagSet(q.having)[Id(pack::BuiltinTag::Fallen) / 64] >>
           (Id(pack::BuiltinTag::Fallen) % 64)) & 1;
 }
 
 // Whether a search's tags and presence let an actor in play through: the
 // fallen only where it asks for them.
-bool World::searchFinds(const pack::Query &q, bool fallenAsked, uint32_t i) {
+bool Kernel::searchFinds(const pack::Query &q, bool fallenAsked, uint32_t i) {
   const Actor &ac = actors_[i];
   if (!ac.live || (ac.fallen && !fallenAsked))
     return false;
@@ -364,7 +364,7 @@ bool World::searchFinds(const pack::Query &q, bool fallenAsked, uint32_t i) {
 
 // How many a search by side and tags finds of each side, worked out again
 // only once what it reads has moved.
-const World::SideTally &World::tallyOf(uint32_t queryId) {
+const Kernel::SideTally &Kernel::tallyOf(uint32_t queryId) {
   if (tallies_.size() <= queryId)
     tallies_.resize(t_->queries.size());
   SideTally &tally = tallies_[queryId];
@@ -400,7 +400,7 @@ const World::SideTally &World::tallyOf(uint32_t queryId) {
 // What query() would find of a search by side and tags, counted from the
 // tallies: the actors of the searcher's side, the others with a side, or
 // all, with the searcher itself counted as the search would count it.
-int64_t World::countBySide(Frame &f, uint32_t queryId, const int64_t *args) {
+int64_t Kernel::countBySide(Frame &f, uint32_t queryId, const int64_t *args) {
   const pack::Query &q = t_->queries[queryId];
   auto [most, from] = searchOperands(f, q, args);
   const SideTally &tally = tallyOf(queryId);
@@ -435,7 +435,7 @@ int64_t World::countBySide(Frame &f, uint32_t queryId, const int64_t *args) {
 }
 
 // A query's actors (in the order they were made) or a held(...)'s instances.
-void World::query(Frame &f, const pack::Query &q, const int64_t *args, std::vector<int64_t> &out) {
+void Kernel::query(Frame &f, const pack::Query &q, const int64_t *args, std::vector<int64_t> &out) {
   out.clear();
   switch (q.kind) {
   case pack::QueryKind::Actor:
@@ -561,7 +561,7 @@ void World::query(Frame &f, const pack::Query &q, const int64_t *args, std::vect
   }
 }
 
-void World::rank(Frame &f, uint32_t keysBegin, uint32_t keyCount, std::vector<int64_t> &found) {
+void Kernel::rank(Frame &f, uint32_t keysBegin, uint32_t keyCount, std::vector<int64_t> &found) {
   if (keyCount == 0)
     return;
   // A row a candidate: its key values, then itself; sorted by row number,

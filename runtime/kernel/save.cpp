@@ -3,7 +3,7 @@
 // moment (its events, queued rules, steps' locals, scratch lists) is empty
 // between orders and isn't written. A save that isn't one, of another pack
 // or another save format, or damaged, is refused whole with why.
-#include "world.h"
+#include "kernel.h"
 
 #include "bytes.h"
 
@@ -25,7 +25,7 @@ constexpr uint32_t kSaveFormat = 7;
 // Both directions walk the world's fields in one order. A field added to the
 // world's lasting state is added here too; the plays' saves all go through
 // these bytes, so one left out shows as a rewind that plays differently.
-template <typename IO> void World::walkSave(IO &io) {
+template <typename IO> void Kernel::walkSave(IO &io) {
   auto tags = [&](TagBits &t) {
     for (uint64_t &w : t.w)
       io.pod(w);
@@ -77,28 +77,22 @@ template <typename IO> void World::walkSave(IO &io) {
   io.vec(statEpoch_);
   io.pod(counting_);
   io.vec(wide_);
-  io.each(journal_, [&](JournalEntry &j) {
-    io.pods(j.tick, j.amount, j.landed, j.subject, j.source, j.credit, j.event, j.effect,
-            j.ability, j.pool, j.tagsAt, j.note, j.prevented, j.fault);
-  });
-  io.vec(journalTags_);
-  io.strings(journalNotes_);
-  io.pods(journalMode_, journalCount_, journalHash_);
+  journal_.walk(io);
   io.vec(suspenders_);
   io.each(tagCache_, tags);
   io.vec(tagEpoch_);
 }
 
-std::string World::saveBytes() const {
+std::string Kernel::saveBytes() const {
   bytes::Writer w;
   w.out.assign(kSaveMagic, sizeof kSaveMagic);
   w.pod(kSaveFormat);
   w.pod(pack_->hash());
-  const_cast<World *>(this)->walkSave(w);
+  const_cast<Kernel *>(this)->walkSave(w);
   return std::move(w.out);
 }
 
-std::optional<World> World::loadSave(const Pack &pack, std::string_view bytes, std::string &why) {
+std::optional<Kernel> Kernel::loadSave(const Pack &pack, std::string_view bytes, std::string &why) {
   if (bytes.size() < sizeof kSaveMagic || bytes.compare(0, sizeof kSaveMagic, kSaveMagic, sizeof kSaveMagic) != 0) {
     why = "not a ledger save";
     return std::nullopt;
@@ -117,7 +111,7 @@ std::optional<World> World::loadSave(const Pack &pack, std::string_view bytes, s
     why = "a save of another catalog: its pack's hash isn't this pack's";
     return std::nullopt;
   }
-  World world(pack, 0);
+  Kernel world(pack, 0);
   if (r.ok)
     world.walkSave(r);
   if (!r.ok || r.at != r.in.size()) {
@@ -133,7 +127,7 @@ std::optional<World> World::loadSave(const Pack &pack, std::string_view bytes, s
 
 // Every index a save holds points where the world will read it, so a damaged
 // save is refused before the world runs on it.
-bool World::saveHolds(std::string &why) const {
+bool Kernel::saveHolds(std::string &why) const {
   auto bad = [&](const char *what) {
     why = std::string("the save is damaged: ") + what;
     return false;
@@ -221,13 +215,9 @@ bool World::saveHolds(std::string &why) const {
   }
   if (!std::is_heap(timers_.begin(), timers_.end(), std::greater<>()))
     return bad("its timers are out of order");
-  if (journalMode_ != JournalMode::Keep && journalMode_ != JournalMode::HashOnly &&
-      journalMode_ != JournalMode::Off)
-    return bad("a journal kept in no way the world has");
-  for (const JournalEntry &j : journal_)
-    if ((journalMode_ == JournalMode::Keep && !within(j.tagsAt, t_->tagWords, journalTags_.size())) ||
-        (j.fault && j.note >= journalNotes_.size()))
-      return bad("a journal entry past its tags or notes");
+  std::string journalWhy;
+  if (!journal_.holds(journalWhy))
+    return bad(journalWhy.c_str());
   return true;
 }
 

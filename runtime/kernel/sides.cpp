@@ -1,6 +1,6 @@
 // The actors in play filed by side, so that a search or an auto's target by
 // side walks the sides it takes rather than every actor ever made.
-#include "world.h"
+#include "kernel.h"
 
 #include <algorithm>
 
@@ -10,7 +10,7 @@ using pack::kNoId;
 
 // Who is in play or on which side moved at `a` (0: anyone's, a global link
 // set): it is filed again as the files are next asked for.
-void World::fileAgain(Handle a) {
+void Kernel::fileAgain(Handle a) {
   if (a == 0) {
     sidesAllStale_ = true;
     return;
@@ -24,7 +24,7 @@ void World::fileAgain(Handle a) {
   }
 }
 
-void World::fileSides() {
+void Kernel::fileSides() {
   if (!sidesKept_ || sidesAllStale_) {
     sidesKept_ = true;
     sidesAllStale_ = false;
@@ -47,7 +47,7 @@ void World::fileSides() {
 
 // Files an actor where it stands now: out of its old file, into the one of
 // the side it names if it is in play.
-void World::refile(uint32_t i) {
+void Kernel::refile(uint32_t i) {
   const Actor &ac = actors_[i];
   Handle side = kUnfiled;
   if (ac.live && !ac.fallen)
@@ -86,7 +86,7 @@ void World::refile(uint32_t i) {
 // The files a search takes: the others' sides for enemies, the searcher's
 // own for allies, every one for all actors; one with no side is its own
 // only ally and nobody's enemy, as allies() and enemies() part them.
-World::SideWalk::SideWalk(World &world, pack::Subject whom, Handle from)
+Kernel::SideWalk::SideWalk(Kernel &world, pack::Subject whom, Handle from)
     : w_(world), cursors_(world.scratchIds_) {
   w_.fileSides();
   bool bySide = whom == pack::Subject::Enemies || whom == pack::Subject::Allies ||
@@ -112,7 +112,7 @@ World::SideWalk::SideWalk(World &world, pack::Subject whom, Handle from)
   }
 }
 
-uint32_t World::SideWalk::next() {
+uint32_t Kernel::SideWalk::next() {
   if (only_ != kEnd) {
     uint32_t i = only_;
     only_ = kEnd;

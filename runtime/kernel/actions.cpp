@@ -1,7 +1,7 @@
 // Steps that change the world, and the before rules' changes to the event
 // in hand: each reads its operands in the order the IR lays them out
 // (compiler/ir/lower_steps.cpp).
-#include "world.h"
+#include "kernel.h"
 
 #include "number.h"
 
@@ -16,14 +16,14 @@ using pack::BuiltinTag;
 using pack::kNoId;
 using namespace pack::flags;
 
-void World::targetsOf(Frame &f, const pack::Action &a, const int64_t *args,
+void Kernel::targetsOf(Frame &f, const pack::Action &a, const int64_t *args,
                       std::vector<Handle> &out) {
   out.clear();
   if (a.query != kNoId)
     query(f, t_->queries[a.query], args, out);
 }
 
-pack::Id World::tagOf(const Frame &f, const pack::Action &a, Id named) const {
+pack::Id Kernel::tagOf(const Frame &f, const pack::Action &a, Id named) const {
   if (!(a.flags & kTagInVar))
     return named;
   if (named == kNoId || !f.c.vars)
@@ -32,7 +32,7 @@ pack::Id World::tagOf(const Frame &f, const pack::Action &a, Id named) const {
 }
 
 // A property an event carries, set over any it had.
-void World::setProp(Event &e, Id prop, int64_t v) {
+void Kernel::setProp(Event &e, Id prop, int64_t v) {
   for (uint32_t p = 0; p < e.propCount; ++p)
     if (e.props[p].first == prop) {
       e.props[p].second = v;
@@ -44,7 +44,7 @@ void World::setProp(Event &e, Id prop, int64_t v) {
 
 // What an event takes from the chain it is raised in: its properties and the
 // grant its activation used.
-void World::inheritChain(Event &e, const Frame &f) const {
+void Kernel::inheritChain(Event &e, const Frame &f) const {
   if (f.propsEvent < 0) {
     // A rule of an instance with no event in hand (its every, its end):
     // the properties of the chain that put it on.
@@ -65,7 +65,7 @@ void World::inheritChain(Event &e, const Frame &f) const {
   e.targetedCount = pe.targetedCount;
 }
 
-Refusal World::changePool(Frame *f, Id tag, Id pool, Handle to, Handle source, Handle credit,
+Refusal Kernel::changePool(Frame *f, Id tag, Id pool, Handle to, Handle source, Handle credit,
                           const Portion *portions, uint32_t count, int64_t upTo, uint32_t chain,
                           const Given &props, bool priced) {
   uint32_t ei = newEvent(Id(BuiltinEvent::Change), to, source, credit, chain);
@@ -94,7 +94,7 @@ Refusal World::changePool(Frame *f, Id tag, Id pool, Handle to, Handle source, H
   return raiseEvent(ei);
 }
 
-Refusal World::applyTo(Frame *f, Id effect, int64_t stacks, Handle to, Handle source,
+Refusal Kernel::applyTo(Frame *f, Id effect, int64_t stacks, Handle to, Handle source,
                        Handle credit, const Lifetime &given, const Given &vars, uint32_t chain,
                        uint32_t *made, uint32_t *merged) {
   if (!alive(to))
@@ -160,7 +160,7 @@ Refusal World::applyTo(Frame *f, Id effect, int64_t stacks, Handle to, Handle so
 // Returns how many instances it took from; keptBy[refusal] counts those
 // kept on, by what kept them (docs/readings.md 142). By stacks, what is kept
 // on isn't taken, and the rest of the count goes on to the next.
-int64_t World::removeEffect(Id effect, Handle from, int64_t stacks, Id endTag, uint32_t chain,
+int64_t Kernel::removeEffect(Id effect, Handle from, int64_t stacks, Id endTag, uint32_t chain,
                             pack::TagSet tags, pack::TagSet unless, uint32_t *keptBy,
                             const Frame *by) {
   if (!alive(from) || (stacks != kWhole && stacks <= 0))
@@ -194,7 +194,7 @@ int64_t World::removeEffect(Id effect, Handle from, int64_t stacks, Id endTag, u
   return taken;
 }
 
-Refusal World::raiseOn(Frame *f, Id event, Handle of, Handle by, pack::TagSet tagged,
+Refusal Kernel::raiseOn(Frame *f, Id event, Handle of, Handle by, pack::TagSet tagged,
                        uint32_t chain) {
   Handle credit = f ? f->roots[LEDGER_SLOT_CREDIT] : by;
   uint32_t ei = newEvent(event, of, by, credit ? credit : by, chain);
@@ -204,7 +204,7 @@ Refusal World::raiseOn(Frame *f, Id event, Handle of, Handle by, pack::TagSet ta
   return raiseEvent(ei);
 }
 
-Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32_t chain,
+Handle Kernel::makeActor(Id archetype, Handle creator, const Given &withs, uint32_t chain,
                         const Frame *by) {
   uint32_t i = uint32_t(actors_.size());
   actors_.push_back({});
@@ -343,7 +343,7 @@ Handle World::makeActor(Id archetype, Handle creator, const Given &withs, uint32
   return h;
 }
 
-Refusal World::destroyActor(Handle h, uint32_t chain, const Frame *by) {
+Refusal Kernel::destroyActor(Handle h, uint32_t chain, const Frame *by) {
   Actor *a = actor(h);
   if (!a || !a->live)
     return Refusal::Gone;
@@ -365,7 +365,7 @@ Refusal World::destroyActor(Handle h, uint32_t chain, const Frame *by) {
   return Refusal::None;
 }
 
-bool World::granted(Handle a, Id ability, Handle *grant, Id usingEffect) {
+bool Kernel::granted(Handle a, Id ability, Handle *grant, Id usingEffect) {
   const Actor *ac = actor(a);
   if (!ac)
     return false;
@@ -398,12 +398,12 @@ bool World::granted(Handle a, Id ability, Handle *grant, Id usingEffect) {
 
 // An Apply's or a Remove's amount is its stacks: a change to the one is to
 // the other.
-void World::stacksFollowAmount(Event *e) {
+void Kernel::stacksFollowAmount(Event *e) {
   if (e && (e->kind == Id(BuiltinEvent::Apply) || e->kind == Id(BuiltinEvent::Remove)))
     e->stacks = e->amount;
 }
 
-void World::takePortion(Event &e, uint32_t p) {
+void Kernel::takePortion(Event &e, uint32_t p) {
   Portion &gone = e.portions[p];
   gone.amount = 0;
   gone.gone = true;
@@ -423,13 +423,13 @@ void World::takePortion(Event &e, uint32_t p) {
 
 // A duration change naming a count of an event, and a lifetime counting
 // that event: its own (an apply's for N EVENT) or its effect's lasts.
-bool World::countsAlike(const pack::Action &a, Id countEvent, Id countTag, Id effect) const {
+bool Kernel::countsAlike(const pack::Action &a, Id countEvent, Id countTag, Id effect) const {
   return countsNamed(countEvent, countTag, effect, a.b, a.b == kNoId ? namedTag(a.tags) : kNoId);
 }
 
 // Whether a count (an apply's event or tag, else its effect's filter) counts
 // the event a line names: by its kind, or a pool's change by its tag.
-bool World::countsNamed(Id countEvent, Id countTag, Id effect, Id event, Id tag) const {
+bool Kernel::countsNamed(Id countEvent, Id countTag, Id effect, Id event, Id tag) const {
   if (countEvent == kNoId && countTag == kNoId) {
     const pack::Filter &counted = t_->effects[effect].lasts.countFilter;
     countEvent = counted.event;
@@ -440,7 +440,7 @@ bool World::countsNamed(Id countEvent, Id countTag, Id effect, Id event, Id tag)
 
 // The one tag a line names where it names a change by its tag (`for 2
 // Damage`), kNoId where it names none.
-pack::Id World::namedTag(pack::TagSet set) const {
+pack::Id Kernel::namedTag(pack::TagSet set) const {
   if (!set)
     return kNoId;
   const uint64_t *bits = t_->tagSet(set);
@@ -450,7 +450,7 @@ pack::Id World::namedTag(pack::TagSet set) const {
   return kNoId;
 }
 
-int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
+int32_t Kernel::action(Frame &f, const pack::Action &a, const int64_t *args) {
   Scratch<int64_t> scratchTargets(scratchHandles_);
   std::vector<Handle> &targets = *scratchTargets;
   uint32_t k = a.queryArgCount;

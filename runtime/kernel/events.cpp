@@ -1,6 +1,6 @@
 // The event pipeline: blocks, before rules by stage and order, the landing,
 // after rules queued in the moment, chains and their budget, the journal.
-#include "world.h"
+#include "kernel.h"
 
 #include "number.h"
 
@@ -12,7 +12,7 @@ using pack::kNoId;
 using pack::BuiltinEvent;
 using pack::BuiltinTag;
 
-void World::beginMoment() {
+void Kernel::beginMoment() {
   if (momentDepth_++ == 0) {
     chainBase_ = chains_ + 1;
     chainCounts_.clear();
@@ -31,7 +31,7 @@ void World::beginMoment() {
 
 // The moment's queue runs to its end: each after rule in the order its event
 // landed, what they set off queued behind them.
-void World::endMoment() {
+void Kernel::endMoment() {
   if (momentDepth_ == 1) {
     // A bound moved by what no event carries (a link set, a revive) is
     // reached in a chain of its own.
@@ -65,7 +65,7 @@ void World::endMoment() {
     runAutos();
 }
 
-uint32_t World::newEvent(Id kind, Handle subject, Handle source, Handle credit, uint32_t chain) {
+uint32_t Kernel::newEvent(Id kind, Handle subject, Handle source, Handle credit, uint32_t chain) {
   Event &e = events_.push();
   e.kind = kind;
   e.subject = subject;
@@ -75,7 +75,7 @@ uint32_t World::newEvent(Id kind, Handle subject, Handle source, Handle credit, 
   return uint32_t(events_.size() - 1);
 }
 
-bool World::allies(Handle a, Handle b) const {
+bool Kernel::allies(Handle a, Handle b) const {
   if (a == b)
     return true;
   if (t_->allegiance == kNoId)
@@ -86,14 +86,14 @@ bool World::allies(Handle a, Handle b) const {
 
 // Enemies point their allegiance at different actors; an actor pointing
 // nowhere is neutral to all but itself.
-bool World::enemies(Handle a, Handle b) const {
+bool Kernel::enemies(Handle a, Handle b) const {
   if (a == b || t_->allegiance == kNoId)
     return false;
   Handle la = linkOf(a, t_->allegiance), lb = linkOf(b, t_->allegiance);
   return la != 0 && lb != 0 && la != lb;
 }
 
-bool World::whoMatches(const pack::WhoClause &w, Handle who, Handle holder, uint32_t inst) {
+bool Kernel::whoMatches(const pack::WhoClause &w, Handle who, Handle holder, uint32_t inst) {
   switch (w.who) {
   case pack::Who::Unsaid:
     return true;
@@ -110,7 +110,7 @@ bool World::whoMatches(const pack::WhoClause &w, Handle who, Handle holder, uint
 
 // The kernel's dispatch of an event to the rules that may hear it: by its
 // kind, or the tag that names it; the rest of a filter is its match body.
-bool World::hearsKind(const pack::Filter &f, const Event &e) const {
+bool Kernel::hearsKind(const pack::Filter &f, const Event &e) const {
   if (f.any)
     return true;
   if (f.event != kNoId && f.event != e.kind)
@@ -124,7 +124,7 @@ bool World::hearsKind(const pack::Filter &f, const Event &e) const {
 // and the credit's, and those of effects that hear more than their holder.
 // Each list is in the order its instances went on, so merging keeps that
 // order: no sort, no allocation once the scratch lists have grown.
-void World::candidates(const Event &e, Phase phase, std::vector<uint32_t> &out) {
+void Kernel::candidates(const Event &e, Phase phase, std::vector<uint32_t> &out) {
   out.clear();
   if (phase != Phase::Count && !someoneHears(phase, e))
     return;
@@ -163,7 +163,7 @@ void World::candidates(const Event &e, Phase phase, std::vector<uint32_t> &out) 
 
 // out[0, mid) and out[mid, end) each in the order their instances went on,
 // made one list in that order: a short run slid into place, a long one merged.
-void World::mergeBySeq(std::vector<uint32_t> &out, size_t mid) {
+void Kernel::mergeBySeq(std::vector<uint32_t> &out, size_t mid) {
   if (mid == 0 || mid == out.size())
     return;
   auto bySeq = [&](uint32_t a, uint32_t b) { return insts_[a].seq < insts_[b].seq; };
@@ -180,7 +180,7 @@ void World::mergeBySeq(std::vector<uint32_t> &out, size_t mid) {
 }
 
 // prevent chain: every later event of its chain on the holder.
-bool World::inPreventedChain(const Event &e) const {
+bool Kernel::inPreventedChain(const Event &e) const {
   for (auto [holder, c] : preventedChains_)
     if (c == e.chain && holder == e.subject)
       return true;
@@ -189,7 +189,7 @@ bool World::inPreventedChain(const Event &e) const {
 
 // Whether a block refuses the event; except: an instance whose own block
 // doesn't count (one coming off, whose Remove is raised once it has).
-bool World::blocks(const Event &e, uint32_t except) {
+bool Kernel::blocks(const Event &e, uint32_t except) {
   const TagBits &activating = e.tags;
   for (Handle who : {e.subject, e.source}) {
     if (who == 0 || !alive(who) || blockers_[indexOf(who)] == 0)
@@ -228,7 +228,7 @@ bool World::blocks(const Event &e, uint32_t except) {
   return false;
 }
 
-void World::runBefore(uint32_t ei) {
+void Kernel::runBefore(uint32_t ei) {
   Scratch<uint32_t> scratch(scratchIds_);
   std::vector<uint32_t> &cands = *scratch;
   candidates(events_[ei], Phase::Before, cands);
@@ -336,7 +336,7 @@ void World::runBefore(uint32_t ei) {
   }
 }
 
-bool World::actedInChain(uint32_t rule, uint32_t inst, uint32_t chain) const {
+bool Kernel::actedInChain(uint32_t rule, uint32_t inst, uint32_t chain) const {
   for (const OnceActed &o : oncePerChain_)
     if (o.rule == rule && o.inst == inst && o.chain == chain)
       return true;
@@ -345,7 +345,7 @@ bool World::actedInChain(uint32_t rule, uint32_t inst, uint32_t chain) const {
 
 // Death: a pool at its least, where a dies or a falls its holder holds
 // hears it; each is a rule hearing an event, so a suspended one hears none.
-void World::dieOrFall(uint32_t ei) {
+void Kernel::dieOrFall(uint32_t ei) {
   Event e = events_[ei];
   Handle a = e.subject;
   if (!alive(a))
@@ -390,7 +390,7 @@ void World::dieOrFall(uint32_t ei) {
   }
 }
 
-void World::land(uint32_t ei) {
+void Kernel::land(uint32_t ei) {
   Event &e = events_[ei];
   switch (BuiltinEvent(e.kind)) {
   case BuiltinEvent::Change: {
@@ -470,7 +470,7 @@ void World::land(uint32_t ei) {
   }
 }
 
-void World::queueAfter(uint32_t ei) {
+void Kernel::queueAfter(uint32_t ei) {
   Scratch<uint32_t> scratch(scratchIds_);
   std::vector<uint32_t> &cands = *scratch;
   candidates(events_[ei], Phase::After, cands);
@@ -501,7 +501,7 @@ void World::queueAfter(uint32_t ei) {
   }
 }
 
-void World::runJob(const Job &job) {
+void Kernel::runJob(const Job &job) {
   if (job.kind == Job::Destroy) {
     destroyActor(job.actor, events_[job.event].chain);
     return;
@@ -523,7 +523,7 @@ void World::runJob(const Job &job) {
     return;
   if (rule.oncePerChain)
     oncePerChain_.push_back({job.rule, inst, e.chain});
-  uint64_t journaled = journalCount_;
+  uint64_t journaled = journal_.count();
   switch (rule.kind) {
   case pack::RuleKind::After:
     runRule(job.rule, f);
@@ -542,12 +542,12 @@ void World::runJob(const Job &job) {
   }
   if (covering_) {
     ++coverage_.fired[job.rule];
-    coverage_.changed[job.rule] += journalCount_ != journaled;
+    coverage_.changed[job.rule] += journal_.count() != journaled;
   }
 }
 
 // Lifetimes counted in events: each matching event lands one off.
-void World::countDown(uint32_t ei) {
+void Kernel::countDown(uint32_t ei) {
   if (counting_ == 0)
     return;
   Scratch<uint32_t> scratch(scratchIds_);
@@ -580,7 +580,7 @@ void World::countDown(uint32_t ei) {
   }
 }
 
-void World::turnTaken(Handle a, uint32_t chain) {
+void Kernel::turnTaken(Handle a, uint32_t chain) {
   if (!alive(a))
     return;
   std::vector<uint32_t> ending;
@@ -593,7 +593,7 @@ void World::turnTaken(Handle a, uint32_t chain) {
     endInstance(i, Id(BuiltinTag::EndExpired), chain);
 }
 
-void World::journalEvent(const Event &e) {
+void Kernel::journalEvent(const Event &e) {
   JournalEntry j;
   j.tick = now_;
   j.event = e.kind;
@@ -606,11 +606,11 @@ void World::journalEvent(const Event &e) {
   j.amount = e.kind == Id(BuiltinEvent::Apply) || e.kind == Id(BuiltinEvent::Remove) ? e.stacks : e.amount;
   j.landed = e.landed;
   j.prevented = e.prevented;
-  record(j, e.tags.w, nullptr);
+  journal_.record(j, e.tags.w, nullptr);
 }
 
 // The Depleted or Filled a change's landing set off, and the death hearing it.
-void World::raiseReached(uint32_t ei) {
+void Kernel::raiseReached(uint32_t ei) {
   const Event &change = events_[ei];
   uint32_t d = newEvent(change.reached, change.subject, change.source, change.credit, change.chain);
   events_[d].pool = events_[ei].pool;
@@ -620,7 +620,7 @@ void World::raiseReached(uint32_t ei) {
 
 // The portions a before rule sent on from a change, each raised as the
 // change it would have been, once the rest has landed.
-void World::raiseSentOn(uint32_t ei) {
+void Kernel::raiseSentOn(uint32_t ei) {
   for (size_t k = 0; k < sentOn_.size(); ++k)
     if (sentOn_[k].first == ei) {
       uint32_t part = sentOn_[k].second;
@@ -634,7 +634,7 @@ void World::raiseSentOn(uint32_t ei) {
 // An event counted against its chain's budget, as it is raised or, a Remove
 // heard before its instance comes off, as its before rules hear it; false:
 // the chain is past its budget, and the world has ended it.
-bool World::withinBudget(uint32_t ei) {
+bool Kernel::withinBudget(uint32_t ei) {
   uint32_t chain = events_[ei].chain;
   // A chain lives within its moment: its count is the moment's.
   size_t at = chain >= chainBase_ ? chain - chainBase_ : 0;
@@ -651,7 +651,7 @@ bool World::withinBudget(uint32_t ei) {
   return true;
 }
 
-Refusal World::raiseEvent(uint32_t ei) {
+Refusal Kernel::raiseEvent(uint32_t ei) {
   bool counted = events_[ei].kind == Id(BuiltinEvent::Remove) && events_[ei].beforeHeard;
   if (!counted && !withinBudget(ei))
     return Refusal::ChainBudget;

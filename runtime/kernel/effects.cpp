@@ -1,6 +1,6 @@
 // Effects: instances put on by an Apply as its stack policy says, their
 // lifetimes and every rules on the timer queue, and how they come off.
-#include "world.h"
+#include "kernel.h"
 
 #include "number.h"
 
@@ -16,7 +16,7 @@ using pack::FullMode;
 // where its holder raised the event ("to what the same source raises in it
 // … never to another actor's answer"), not those its instance's Apply
 // carried, which its every, start and end carry (reading 79).
-World::Frame World::hearingFrame(uint32_t inst, uint32_t ei) {
+Kernel::Frame Kernel::hearingFrame(uint32_t inst, uint32_t ei) {
   const Event &e = events_[ei];
   Frame f = frameFor(inst, int64_t(ei), e.chain);
   if (!ix_->anyCarried)
@@ -28,7 +28,7 @@ World::Frame World::hearingFrame(uint32_t inst, uint32_t ei) {
   return f;
 }
 
-World::Frame World::frameFor(uint32_t inst, int64_t event, uint32_t chain) {
+Kernel::Frame Kernel::frameFor(uint32_t inst, int64_t event, uint32_t chain) {
   Frame f{};
   f.world = this;
   f.instance = instanceHandle(inst);
@@ -47,7 +47,7 @@ World::Frame World::frameFor(uint32_t inst, int64_t event, uint32_t chain) {
   return f;
 }
 
-int32_t World::clockOfStat(Id stat) const {
+int32_t Kernel::clockOfStat(Id stat) const {
   for (size_t c = 0; c < ix_->clockStats.size(); ++c)
     if (ix_->clockStats[c] == stat)
       return int32_t(c);
@@ -55,7 +55,7 @@ int32_t World::clockOfStat(Id stat) const {
 }
 
 // A clock's time now: its anchor, and the world's time since at its rate.
-int64_t World::clockNow(Handle a, int32_t clock) const {
+int64_t Kernel::clockNow(Handle a, int32_t clock) const {
   if (clock < 0 || !actor(a))
     return worldTime();
   const Clock &c = clocks_[size_t(indexOf(a)) * ix_->clockStats.size() + clock];
@@ -65,7 +65,7 @@ int64_t World::clockNow(Handle a, int32_t clock) const {
 
 // The world time a clock reaches a time, rounded up: a timer fires on the
 // first tick at or after it.
-int64_t World::worldDue(Handle a, int32_t clock, int64_t due) const {
+int64_t Kernel::worldDue(Handle a, int32_t clock, int64_t due) const {
   if (clock < 0 || !actor(a))
     return due;
   const Clock &c = clocks_[size_t(indexOf(a)) * ix_->clockStats.size() + clock];
@@ -80,7 +80,7 @@ int64_t World::worldDue(Handle a, int32_t clock, int64_t due) const {
 
 // After a moment: a clock whose stat moved keeps what it had run at its old
 // rate and runs at the new one from now, its timers moved to match.
-void World::retime(Handle a) {
+void Kernel::retime(Handle a) {
   if (!alive(a))
     return;
   schedulePoolBounds(a);
@@ -106,7 +106,7 @@ void World::retime(Handle a) {
   }
 }
 
-void World::schedule(uint32_t inst) {
+void Kernel::schedule(uint32_t inst) {
   Instance &in = insts_[inst];
   ++in.timerVersion;
   Handle h = instanceHandle(inst);
@@ -128,7 +128,7 @@ void World::schedule(uint32_t inst) {
   }
 }
 
-uint32_t World::newInstance(Event &e, uint32_t eventIndex) {
+uint32_t Kernel::newInstance(Event &e, uint32_t eventIndex) {
   uint32_t i;
   // A freed slot keeps its storage for vars, captured amounts and every
   // rules' times, so instances coming and going don't grow the world.
@@ -258,7 +258,7 @@ uint32_t World::newInstance(Event &e, uint32_t eventIndex) {
 
 // A newcomer's vars, as it would go on with them (its inits, then what the
 // apply gives), where a body reads self with no instance yet: scratchVars_.
-void World::newcomerVars(Id effect, Frame &f, uint32_t givenFrom, uint32_t givenCount) {
+void Kernel::newcomerVars(Id effect, Frame &f, uint32_t givenFrom, uint32_t givenCount) {
   const pack::Effect &ef = t_->effects[effect];
   std::fill(scratchVars_.begin(), scratchVars_.end(), 0);
   for (uint32_t v = 0; v < ef.varCount; ++v) {
@@ -270,7 +270,7 @@ void World::newcomerVars(Id effect, Frame &f, uint32_t givenFrom, uint32_t given
   }
 }
 
-int64_t World::stackCap(uint32_t inst, const Event &e) {
+int64_t Kernel::stackCap(uint32_t inst, const Event &e) {
   const pack::Effect &ef = t_->effects[e.effect];
   if (ef.stack.maxBody == kNoId)
     return INT64_MAX;
@@ -286,7 +286,7 @@ int64_t World::stackCap(uint32_t inst, const Event &e) {
 
 // A new instance goes on, its Apply made by it; its start rules run once
 // the Apply is journaled (runStart).
-void World::putOn(Event &e, uint32_t eventIndex) {
+void Kernel::putOn(Event &e, uint32_t eventIndex) {
   uint32_t i = newInstance(e, eventIndex);
   e.instance = instanceHandle(i);
   e.made = true;
@@ -295,7 +295,7 @@ void World::putOn(Event &e, uint32_t eventIndex) {
 
 // The start rules of the instance an Apply put on, after the Apply is
 // journaled and its after rules queued: the cause comes first.
-void World::runStart(uint32_t eventIndex) {
+void Kernel::runStart(uint32_t eventIndex) {
   const Event &e = events_[eventIndex];
   if (e.kind != Id(pack::BuiltinEvent::Apply) || !e.made || !instance(e.instance))
     return;
@@ -312,7 +312,7 @@ void World::runStart(uint32_t eventIndex) {
 // The Apply lands: a new instance, or what the stack policy does with the
 // ones held. With no stack line, an effect with values replaces and one
 // without piles.
-void World::install(Event &e, uint32_t eventIndex) {
+void Kernel::install(Event &e, uint32_t eventIndex) {
   const pack::Effect &ef = t_->effects[e.effect];
   Handle holder = e.subject;
   touchFor(holder, e.effect);
@@ -489,7 +489,7 @@ void World::install(Event &e, uint32_t eventIndex) {
 
 // An instance's count of events left (-1: it counts none), the tally of the
 // instances counting kept with it.
-void World::countFor(Instance &in, int64_t left) {
+void Kernel::countFor(Instance &in, int64_t left) {
   if ((in.countLeft >= 0) != (left >= 0))
     left >= 0 ? ++counting_ : --counting_;
   in.countLeft = left;
@@ -499,7 +499,7 @@ void World::countFor(Instance &in, int64_t left) {
 // end and expire steps hold it in hand ("held against its Remove"). Whole
 // where it carries an End tag (event.amount its stacks, signed as they
 // are), else the stacks it takes and, as event.after, what it leaves.
-uint32_t World::removeEventFor(uint32_t inst, int64_t stacks, Id endTag, uint32_t chain,
+uint32_t Kernel::removeEventFor(uint32_t inst, int64_t stacks, Id endTag, uint32_t chain,
                                const Frame *by) {
   const Instance &in = insts_[inst];
   uint32_t ev = newEvent(Id(pack::BuiltinEvent::Remove), in.holder, in.source, in.credit, chain);
@@ -522,7 +522,7 @@ uint32_t World::removeEventFor(uint32_t inst, int64_t stacks, Id endTag, uint32_
 // hearing it; a prevent among its before rules, or an amount they leave at
 // 0 or turn round, keeps it on, and it is told prevented. The instance's own
 // block doesn't meet its own Remove: once off, it blocks nothing.
-Refusal World::keptOn(uint32_t ev, int64_t asked) {
+Refusal Kernel::keptOn(uint32_t ev, int64_t asked) {
   if (!withinBudget(ev))
     return Refusal::ChainBudget;
   const Event &e = events_[ev];
@@ -548,7 +548,7 @@ Refusal World::keptOn(uint32_t ev, int64_t asked) {
 
 // What its before rules left a Remove to take: none where it was kept on,
 // the whole instance where they left it all (or more), else that many stacks.
-World::Taken World::settleTaking(uint32_t inst, uint32_t ev, Id endTag, int64_t asked) {
+Kernel::Taken Kernel::settleTaking(uint32_t inst, uint32_t ev, Id endTag, int64_t asked) {
   Handle taken = events_[ev].instance;
   if (Refusal kept = keptOn(ev, asked); kept != Refusal::None)
     return {0, kept};
@@ -578,12 +578,12 @@ World::Taken World::settleTaking(uint32_t inst, uint32_t ev, Id endTag, int64_t 
 
 // An instance comes off: its expire and end rules as its end says, its
 // Remove raised carrying how it ended, its place freed.
-bool World::beingHeard(uint32_t inst) const {
+bool Kernel::beingHeard(uint32_t inst) const {
   return std::find(hearingTakings_.begin(), hearingTakings_.end(), instanceHandle(inst)) !=
          hearingTakings_.end();
 }
 
-World::Taken World::endInstance(uint32_t inst, Id endTag, uint32_t chain, Taking taking,
+Kernel::Taken Kernel::endInstance(uint32_t inst, Id endTag, uint32_t chain, Taking taking,
                                 const Frame *by) {
   // Once: its own expire and end steps may reach it again (a remove, an
   // exclusive, a blow its prevents death would hear); it is already going.
@@ -599,7 +599,7 @@ World::Taken World::endInstance(uint32_t inst, Id endTag, uint32_t chain, Taking
   return {stacks < 0 ? -stacks : stacks};
 }
 
-void World::comeOff(uint32_t inst, uint32_t ev, Id endTag) {
+void Kernel::comeOff(uint32_t inst, uint32_t ev, Id endTag) {
   Instance &in = insts_[inst];
   in.ending = true;
   Handle holder = in.holder;
@@ -668,7 +668,7 @@ void World::comeOff(uint32_t inst, uint32_t ev, Id endTag) {
 // taking the last ends it with the tag given; taking fewer leaves it held,
 // its Remove carrying what it took and, as event.after, what it leaves,
 // with no End tag, as it hasn't ended.
-World::Taken World::takeStacks(uint32_t inst, int64_t stacks, Id endTag, uint32_t chain,
+Kernel::Taken Kernel::takeStacks(uint32_t inst, int64_t stacks, Id endTag, uint32_t chain,
                                Taking taking, const Frame *by) {
   const Instance &in = insts_[inst];
   int64_t held = in.stacks < 0 ? -in.stacks : in.stacks;
@@ -684,7 +684,7 @@ World::Taken World::takeStacks(uint32_t inst, int64_t stacks, Id endTag, uint32_
   return {take};
 }
 
-void World::takeSome(uint32_t inst, uint32_t ev, int64_t take) {
+void Kernel::takeSome(uint32_t inst, uint32_t ev, int64_t take) {
   Instance &in = insts_[inst];
   touchFor(in.holder, in.effect);
   in.stacks += in.stacks < 0 ? take : -take;
@@ -694,7 +694,7 @@ void World::takeSome(uint32_t inst, uint32_t ev, int64_t take) {
   raiseEvent(ev);
 }
 
-void World::runTimers(int64_t upTo) {
+void Kernel::runTimers(int64_t upTo) {
   while (!timers_.empty() && timers_.front().due <= upTo) {
     std::pop_heap(timers_.begin(), timers_.end(), std::greater<>());
     Timer tm = timers_.back();
@@ -703,7 +703,7 @@ void World::runTimers(int64_t upTo) {
   }
 }
 
-void World::fireTimer(const Timer &tm) {
+void Kernel::fireTimer(const Timer &tm) {
   if (tm.kind == TimerKind::PoolBound) {
     firePoolBound(tm);
     return;
@@ -756,7 +756,7 @@ void World::fireTimer(const Timer &tm) {
 
 // Time moves from one due timer to the next: a tick with nothing due costs
 // nothing.
-void World::advance(int64_t ticks) {
+void Kernel::advance(int64_t ticks) {
   int64_t end = now_ + ticks;
   while (!timers_.empty() && timers_.front().due <= end * tickTime_) {
     int64_t tick = timers_.front().at; // the first tick at or after it is due

@@ -1,7 +1,7 @@
 // Orders: an ability checked as the reference orders its checks, then paid,
 // raised and run; and the host's other orders, each refused by name before
 // anything moves.
-#include "world.h"
+#include "kernel.h"
 
 #include "number.h"
 
@@ -25,7 +25,7 @@ Outcome refused(Refusal r, std::string text = {}) {
 // Which part of an ability's target clause refuses an actor, if any: an
 // order's check words the refusal from it, an auto looking through the
 // actors in play only asks whether one is taken.
-World::ClauseMiss World::clauseMiss(Handle caster, const pack::Ability &ab, Handle t) {
+Kernel::ClauseMiss Kernel::clauseMiss(Handle caster, const pack::Ability &ab, Handle t) {
   if (!alive(t))
     return ClauseMiss::Gone;
   if ((ab.side == pack::Side::Enemy && !enemies(t, caster)) ||
@@ -43,7 +43,7 @@ World::ClauseMiss World::clauseMiss(Handle caster, const pack::Ability &ab, Hand
 
 // The checks of an order that read no target: the actor, its grant (the
 // instance granting it, into `grant`), what blocks it, its cooldown.
-Outcome World::checkCaster(Handle a, Id ability, bool forCast, bool noCooldown, Id usingEffect,
+Outcome Kernel::checkCaster(Handle a, Id ability, bool forCast, bool noCooldown, Id usingEffect,
                            Handle &grant) {
   Actor *ac = actor(a);
   if (!ac || !ac->live || ac->fallen)
@@ -69,7 +69,7 @@ Outcome World::checkCaster(Handle a, Id ability, bool forCast, bool noCooldown, 
 // The checks of an order, in the order the reference gives them: the actor,
 // its grant, what blocks it, its cooldown, its targets, its requirements,
 // then its costs, none of them moving anything.
-Outcome World::check(Handle a, Id ability, const std::vector<Handle> &targets, bool forCast,
+Outcome Kernel::check(Handle a, Id ability, const std::vector<Handle> &targets, bool forCast,
                      bool free, bool noCooldown, const Given &given, const Frame *parent,
                      bool targetsNamed, Id usingEffect) {
   Handle grant = 0;
@@ -80,7 +80,7 @@ Outcome World::check(Handle a, Id ability, const std::vector<Handle> &targets, b
 
 // The checks of an order past its caster's: its targets, its requirements,
 // its costs; `grant` the instance granting it, as checkCaster found.
-Outcome World::checkOrder(Handle a, Id ability, const std::vector<Handle> &targets, bool free,
+Outcome Kernel::checkOrder(Handle a, Id ability, const std::vector<Handle> &targets, bool free,
                           const Given &given, const Frame *parent, bool targetsNamed,
                           Handle grant) {
   const pack::Ability &ab = t_->abilities[ability];
@@ -205,7 +205,7 @@ Outcome World::checkOrder(Handle a, Id ability, const std::vector<Handle> &targe
 
 // The Activate an order makes, not yet raised: its ability's tags, its
 // chain's properties with the order's own over them, its target and grant.
-uint32_t World::activateEvent(const Frame *parent, Handle caster, Id ability,
+uint32_t Kernel::activateEvent(const Frame *parent, Handle caster, Id ability,
                               const std::vector<Handle> &targets, const Given &given,
                               pack::TagSet tagged, uint32_t chain, Handle grant) {
   uint32_t ei = newEvent(Id(BuiltinEvent::Activate), caster, caster, caster, chain);
@@ -227,7 +227,7 @@ uint32_t World::activateEvent(const Frame *parent, Handle caster, Id ability,
 
 // An ability goes off: its costs paid as changes tagged Cost, its Activate
 // raised, its steps run once, its cooldown put on its caster.
-Refusal World::castAbility(Frame *parent, Handle caster, Id ability,
+Refusal Kernel::castAbility(Frame *parent, Handle caster, Id ability,
                            const std::vector<Handle> &targets, const Given &given, bool free,
                            bool noCooldown, pack::TagSet tagged, uint32_t chain, Handle grant) {
   const pack::Ability &ab = t_->abilities[ability];
@@ -317,7 +317,7 @@ Refusal World::castAbility(Frame *parent, Handle caster, Id ability,
 
 // A cost as the change it will be, raised by no one: it carries the order's
 // properties and tags, as its payment will.
-uint32_t World::costEvent(Handle payer, Id pool, Handle caster, Id ability, int64_t order) {
+uint32_t Kernel::costEvent(Handle payer, Id pool, Handle caster, Id ability, int64_t order) {
   uint32_t ei = newEvent(Id(BuiltinEvent::Change), payer, caster, caster, 0);
   Event &e = events_[ei];
   if (order >= 0) {
@@ -333,7 +333,7 @@ uint32_t World::costEvent(Handle payer, Id pool, Handle caster, Id ability, int6
 }
 
 // Whether what a payer holds blocks a cost.
-bool World::costBlocked(Handle payer, Id pool, Handle caster, Id ability, int64_t order) {
+bool Kernel::costBlocked(Handle payer, Id pool, Handle caster, Id ability, int64_t order) {
   if (blockers_[indexOf(payer)] == 0 && blockers_[indexOf(caster)] == 0)
     return false;
   return blocks(events_[costEvent(payer, pool, caster, ability, order)]);
@@ -341,7 +341,7 @@ bool World::costBlocked(Handle payer, Id pool, Handle caster, Id ability, int64_
 
 // A cost as the change it will be: its formula, then the before rules on
 // it, changing its amount alone; nothing lands.
-int64_t World::price(Handle payer, Id pool, int64_t amount, Handle caster, Id ability,
+int64_t Kernel::price(Handle payer, Id pool, int64_t amount, Handle caster, Id ability,
                      int64_t order) {
   if (!ix_->costHeard)
     return amount;
@@ -362,7 +362,7 @@ int64_t World::price(Handle payer, Id pool, int64_t amount, Handle caster, Id ab
 // accepts, at most once a tick (docs/readings.md 35). One refused sleeps
 // until a moment ends, or until time alone can have changed what refused it
 // (reading 138).
-void World::runAutos() {
+void Kernel::runAutos() {
   if (inAutos_)
     return;
   wakeWaiters();
@@ -444,7 +444,7 @@ void World::runAutos() {
 }
 
 // An actor coming to hold autos: tried as the moment ends.
-void World::addAutoActor(Handle a) {
+void Kernel::addAutoActor(Handle a) {
   uint32_t ai = indexOf(a);
   if (ai >= autoState_.size()) {
     autoState_.resize(actors_.size(), kNotAuto);
@@ -463,7 +463,7 @@ void World::addAutoActor(Handle a) {
 
 // An auto actor asleep woken: tried in the pass under way if it comes later
 // in it, else as the next pass or moment ends.
-void World::wakeAsleep(uint32_t ai) {
+void Kernel::wakeAsleep(uint32_t ai) {
   autoState_[ai] = kAutoAwake;
   if (passRank_ != kNoPass && autoRank_[ai] > passRank_) {
     autoPass_.push_back(ai);
@@ -477,7 +477,7 @@ void World::wakeAsleep(uint32_t ai) {
 // Actors moved: the autos waiting on one their clause takes wake, those
 // waiting for one to come on who is in play moving, those waiting on their
 // values on any change to them.
-void World::wakeWaiters() {
+void Kernel::wakeWaiters() {
   if (!shapeMovedAt_.empty())
     wakeWaitersOf(clauseWaiters_, 1);
   if (!shapeMovedAt_.empty() || !valueMovedAt_.empty())
@@ -486,12 +486,12 @@ void World::wakeWaiters() {
   valueMovedAt_.clear();
 }
 
-void World::listMoved(Handle a) {
+void Kernel::listMoved(Handle a) {
   if (valueMovedAt_.empty() || valueMovedAt_.back() != a)
     valueMovedAt_.push_back(a);
 }
 
-void World::wakeWaitersOf(std::vector<uint32_t> &waiters, uint8_t listed) {
+void Kernel::wakeWaitersOf(std::vector<uint32_t> &waiters, uint8_t listed) {
   bool anyone = std::find(shapeMovedAt_.begin(), shapeMovedAt_.end(), 0) != shapeMovedAt_.end();
   size_t kept = 0;
   for (uint32_t ai : waiters) {
@@ -524,7 +524,7 @@ void World::wakeWaitersOf(std::vector<uint32_t> &waiters, uint8_t listed) {
 
 // Whether any auto grant the sleeper holds, its archetype's or an effect's,
 // answers yes.
-template <typename Ask> bool World::anyAuto(Handle sleeper, Ask ask) {
+template <typename Ask> bool Kernel::anyAuto(Handle sleeper, Ask ask) {
   const pack::Archetype &arch = t_->archetypes[actor(sleeper)->archetype];
   for (uint32_t g = 0; g < arch.autoCount; ++g)
     if (ask(t_->autos[arch.autosBegin + g]))
@@ -540,7 +540,7 @@ template <typename Ask> bool World::anyAuto(Handle sleeper, Ask ask) {
 
 // Whether a target clause of one of the sleeper's autos takes the actor
 // that moved: only then can the sleeper find a target it didn't.
-bool World::mayTake(Handle sleeper, Handle moved) {
+bool Kernel::mayTake(Handle sleeper, Handle moved) {
   if (!alive(moved) || actor(moved)->fallen)
     return false;
   return anyAuto(sleeper, [&](const pack::AutoGrant &grant) {
@@ -552,7 +552,7 @@ bool World::mayTake(Handle sleeper, Handle moved) {
 // Whether a requirement of one of the sleeper's autos reads the actor that
 // moved through a link of the sleeper's or a global link: every actor it
 // refused may be taken now.
-bool World::readsThroughLink(Handle sleeper, Handle moved) {
+bool Kernel::readsThroughLink(Handle sleeper, Handle moved) {
   return anyAuto(sleeper, [&](const pack::AutoGrant &grant) {
     for (uint32_t k = ix_->waitLinksBegin[grant.ability];
          k < ix_->waitLinksBegin[grant.ability + 1]; ++k)
@@ -564,7 +564,7 @@ bool World::readsThroughLink(Handle sleeper, Handle moved) {
 
 // A restored world's auto actors, all awake: those that would be refused
 // sleep again as the next moment ends.
-void World::listAutosFromSave() {
+void Kernel::listAutosFromSave() {
   std::sort(autoFired_.begin(), autoFired_.end());
   autoState_.assign(actors_.size(), kNotAuto);
   autoRank_.assign(actors_.size(), 0);
@@ -582,7 +582,7 @@ void World::listAutosFromSave() {
   }
 }
 
-World::AutoTry World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle grantedBy) {
+Kernel::AutoTry Kernel::tryAuto(Handle a, const pack::AutoGrant &grant, Handle grantedBy) {
   uint64_t key = (uint64_t(indexOf(a)) << 32) | grant.ability;
   const pack::Ability &ab = t_->abilities[grant.ability];
   if (ab.target == pack::TargetKind::Many)
@@ -685,7 +685,7 @@ World::AutoTry World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle gra
 // actor tried and the actors the caster's links name: a requirement reading
 // their own values, effects and tags; a price so read, on the caster's pool
 // or the one its link names, not drifting, no rule pricing it.
-bool World::waitsOnCasterAndTarget(Id ability, const Outcome &refusal) const {
+bool Kernel::waitsOnCasterAndTarget(Id ability, const Outcome &refusal) const {
   switch (refusal.refusal) {
   case Refusal::Requirement:
     return ix_->requirementsWait[ability];
@@ -700,7 +700,7 @@ bool World::waitsOnCasterAndTarget(Id ability, const Outcome &refusal) const {
 // pool drifts up to, on the tick it gets there; a requirement or a price
 // reading what moves with time, on the next tick. Anything else changes
 // only in a moment, which tries the autos as it ends.
-void World::wakeAutosBy(const pack::AutoGrant &grant, const Outcome &refusal) {
+void Kernel::wakeAutosBy(const pack::AutoGrant &grant, const Outcome &refusal) {
   int64_t wake = -1;
   bool readsTime = ix_->checkReadsTime[grant.ability];
   if (refusal.refusal == Refusal::Requirement && readsTime) {
@@ -728,13 +728,13 @@ void World::wakeAutosBy(const pack::AutoGrant &grant, const Outcome &refusal) {
 }
 
 // The pass under way has found an auto to try again at `at`, world time.
-void World::wakeAutosAt(int64_t at) {
+void Kernel::wakeAutosAt(int64_t at) {
   autoWakeNext_ = autoWakeNext_ < 0 ? at : std::min(autoWakeNext_, at);
 }
 
 // One timer for the soonest wake; a later one already due stands until it
 // fires, and the pass it runs finds the next.
-void World::scheduleAutoWake() {
+void Kernel::scheduleAutoWake() {
   int64_t wake = autoWakeNext_;
   autoWakeNext_ = -1;
   if (wake < 0 || (autoWakeAt_ > worldTime() && autoWakeAt_ <= wake))
@@ -743,7 +743,7 @@ void World::scheduleAutoWake() {
   pushTimer({wake, 2, ++seq_, TimerKind::AutoWake, 0, 0, 0});
 }
 
-Outcome World::canAct(Handle a, Id ability, const std::vector<Handle> &targets,
+Outcome Kernel::canAct(Handle a, Id ability, const std::vector<Handle> &targets,
                       bool targetsNamed) {
   if (ability >= t_->abilities.size())
     return refused(Refusal::NotGranted);
@@ -755,7 +755,7 @@ Outcome World::canAct(Handle a, Id ability, const std::vector<Handle> &targets,
 // default given by an order (a cast's come down its chain); else BadProperty
 // before anything moves. An order says each value's kind: a tag for a
 // number property (X too) or a number for a tag property is refused.
-Outcome World::checkProps(Id ability, const Given &given, bool order, const Frame *castIn) const {
+Outcome Kernel::checkProps(Id ability, const Given &given, bool order, const Frame *castIn) const {
   const pack::Ability &ab = t_->abilities[ability];
   for (const Given::Value &value : given.values) {
     Id prop = value.name;
@@ -803,7 +803,7 @@ Outcome World::checkProps(Id ability, const Given &given, bool order, const Fram
 
 // Whether the chain a step runs in carries a property, where inheritChain
 // takes its properties from.
-bool World::chainCarries(const Frame &f, Id prop) const {
+bool Kernel::chainCarries(const Frame &f, Id prop) const {
   const Prop *props = nullptr;
   uint32_t count = 0;
   if (f.propsEvent >= 0) {
@@ -821,7 +821,7 @@ bool World::chainCarries(const Frame &f, Id prop) const {
   return false;
 }
 
-Outcome World::act(Handle a, Id ability, const std::vector<Handle> &targets, const Given &given,
+Outcome Kernel::act(Handle a, Id ability, const std::vector<Handle> &targets, const Given &given,
                    Id usingEffect) {
   // An ability its pack lacks is granted to no one (docs/readings.md 134).
   if (ability >= t_->abilities.size())
@@ -844,7 +844,7 @@ Outcome World::act(Handle a, Id ability, const std::vector<Handle> &targets, con
   return {};
 }
 
-Outcome World::apply(Id effect, int64_t stacks, Handle to, Handle from, const Lifetime &given,
+Outcome Kernel::apply(Id effect, int64_t stacks, Handle to, Handle from, const Lifetime &given,
                      const Given &vars) {
   // An effect its pack lacks, a var its effect doesn't declare, or a tag
   // given a var that holds none (or none given one that does) is no apply
@@ -865,7 +865,7 @@ Outcome World::apply(Id effect, int64_t stacks, Handle to, Handle from, const Li
   return r == Refusal::None ? Outcome{} : refused(r);
 }
 
-Outcome World::remove(Id effect, Handle from, int64_t stacks) {
+Outcome Kernel::remove(Id effect, Handle from, int64_t stacks) {
   if (!alive(from))
     return refused(Refusal::Gone);
   if (!holds(from, effect))
@@ -882,7 +882,7 @@ Outcome World::remove(Id effect, Handle from, int64_t stacks) {
                                                                : Outcome{};
 }
 
-Outcome World::raise(Id event, Handle of, Handle by) {
+Outcome Kernel::raise(Id event, Handle of, Handle by) {
   // One of the content's events: the world's own carry what happened, which
   // an order has none of.
   if (event < Id(pack::BuiltinEvent::Count) || event >= t_->events.size())
@@ -895,7 +895,7 @@ Outcome World::raise(Id event, Handle of, Handle by) {
   return r == Refusal::None || r == Refusal::Prevented ? Outcome{} : refused(r);
 }
 
-Outcome World::deal(int64_t amount, Handle to, Handle from, const std::vector<pack::TagSet> &types) {
+Outcome Kernel::deal(int64_t amount, Handle to, Handle from, const std::vector<pack::TagSet> &types) {
   if (!alive(to) || (from && !alive(from)))
     return refused(Refusal::Gone);
   if (t_->damagePool == kNoId || !hasPool(to, t_->damagePool))
@@ -914,7 +914,7 @@ Outcome World::deal(int64_t amount, Handle to, Handle from, const std::vector<pa
   return r == Refusal::None || r == Refusal::Prevented ? Outcome{} : refused(r);
 }
 
-Outcome World::setPool(Handle a, Id pool, int64_t amount) {
+Outcome Kernel::setPool(Handle a, Id pool, int64_t amount) {
   if (!alive(a))
     return refused(Refusal::Gone);
   if (!hasPool(a, pool))
@@ -928,7 +928,7 @@ Outcome World::setPool(Handle a, Id pool, int64_t amount) {
   return r == Refusal::None || r == Refusal::Prevented ? Outcome{} : refused(r);
 }
 
-Outcome World::destroy(Handle a) {
+Outcome Kernel::destroy(Handle a) {
   if (!alive(a))
     return refused(Refusal::Gone);
   beginMoment();
@@ -941,7 +941,7 @@ Outcome World::destroy(Handle a) {
 // world through it settles here.
 // A moment of its own: what reads the link settles and retimes as it ends,
 // and an auto sleeping on it wakes.
-Outcome World::link(Handle a, Id l, Handle to) {
+Outcome Kernel::link(Handle a, Id l, Handle to) {
   if (l >= t_->links.size())
     return refused(Refusal::Refused);
   if ((!t_->links[l].global && !alive(a)) || (to && !alive(to)))

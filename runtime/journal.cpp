@@ -22,6 +22,10 @@ void Journal::record(JournalEntry &j, const uint64_t *tags, const std::string *n
       mix(uint8_t(c));
   if (mode_ != JournalMode::Keep)
     return;
+  keep(j, tags, note);
+}
+
+void Journal::keep(JournalEntry &j, const uint64_t *tags, const std::string *note) {
   j.tagsAt = uint32_t(tags_.size());
   if (tags)
     tags_.insert(tags_.end(), tags, tags + tagWords_);

@@ -40,6 +40,8 @@ public:
   // mode. `tags` holds tagWords words, or is null for none.
   void record(JournalEntry &entry, const uint64_t *tags, const std::string *note);
   void fault(int64_t tick, const std::string &note);
+  // An entry another counted and hashed (a compiled world), kept.
+  void keep(JournalEntry &entry, const uint64_t *tags, const std::string *note);
 
   void setMode(JournalMode mode) { mode_ = mode; }
   JournalMode mode() const { return mode_; }

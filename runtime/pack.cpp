@@ -43,13 +43,23 @@ std::unique_ptr<Pack> Pack::load(const std::string &path, std::string &why) {
     why = "its tables don't match its catalog hash";
     return nullptr;
   }
-  if (d->bodyCount != pack->tables_.bodies.size()) {
+  // Its machinery calls its bodies itself; else the generic kernel calls
+  // them, one for each the tables name.
+  uint32_t bodies = d->engine ? 0 : uint32_t(pack->tables_.bodies.size());
+  if (d->bodyCount != bodies) {
     why = "it holds " + std::to_string(d->bodyCount) + " bodies where its tables name " +
-          std::to_string(pack->tables_.bodies.size());
+          std::to_string(bodies);
+    return nullptr;
+  }
+  if (d->engine && d->engine->abiVersion != LEDGER_ENGINE_ABI_VERSION) {
+    why = "its machinery was built for engine ABI " + std::to_string(d->engine->abiVersion) +
+          ", and this runtime reads ABI " + std::to_string(LEDGER_ENGINE_ABI_VERSION);
     return nullptr;
   }
   pack->hash_ = d->catalogHash;
   pack->bodies_.assign(d->bodies, d->bodies + d->bodyCount);
+  pack->engine_ = d->engine;
+  pack->genericBecause_ = d->genericBecause ? d->genericBecause : "";
   pack->index_ = indexPack(pack->tables_);
   return pack;
 }

@@ -3,6 +3,7 @@
 // same tables, called through the same two entry points.
 #pragma once
 
+#include "compiled/engine_abi.h"
 #include "pack_abi.h"
 #include "pack_format.h"
 #include "kernel/pack_index.h"
@@ -36,7 +37,12 @@ public:
   const pack::Tables &tables() const { return tables_; }
   const PackIndex &index() const { return index_; }
   uint64_t hash() const { return hash_; }
-  bool compiled() const { return !bodies_.empty(); }
+  bool compiled() const { return library_ != nullptr; }
+  // The compiled engine's machinery for its catalog, or null: its worlds run
+  // on the generic kernel (the reference engine's, or a compiled pack's
+  // fallback, its bodies native), for the reasons genericBecause gives.
+  const LedgerEngine *engine() const { return engine_; }
+  const std::string &genericBecause() const { return genericBecause_; }
 
   int64_t formula(uint32_t body, LedgerFrame *frame) const {
     if (!bodies_.empty())
@@ -54,6 +60,8 @@ private:
   PackIndex index_;
   uint64_t hash_ = 0;
   std::vector<void *> bodies_;
+  const LedgerEngine *engine_ = nullptr;
+  std::string genericBecause_;
   Evaluator evaluator_;
   void *library_ = nullptr;
 };

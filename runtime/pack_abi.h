@@ -23,8 +23,9 @@ extern "C" {
  * ABI 2 would misread. 4: a convert's or an add's type may be the tag a var
  * holds, a filter's targeting reads every target its activation named, and an
  * ability keeps its tags as listed. 5: time counted in units a tick and a
- * second hold. 6: a pool's period may be a body. */
-#define LEDGER_PACK_ABI_VERSION 6u
+ * second hold. 6: a pool's period may be a body. 7: a pack may carry the
+ * compiled engine's machinery (engine), or say why it doesn't. */
+#define LEDGER_PACK_ABI_VERSION 7u
 /* The one symbol a compiled pack exports. */
 #define LEDGER_PACK_SYMBOL "ledger_pack_v1"
 
@@ -97,6 +98,8 @@ struct LedgerFrame {
 typedef int64_t (*LedgerFormulaFn)(LedgerFrame *frame);
 typedef int32_t (*LedgerStepsFn)(LedgerFrame *frame);
 
+struct LedgerEngine; /* compiled/engine_abi.h */
+
 typedef struct LedgerPackDescriptor {
   uint32_t abiVersion;      /* LEDGER_PACK_ABI_VERSION */
   uint32_t bodyCount;       /* entries in bodies */
@@ -104,8 +107,15 @@ typedef struct LedgerPackDescriptor {
   const uint8_t *tables;    /* the pack format's blob */
   uint64_t tablesSize;
   /* One function per body, by body id: a formula's returns its value (cast
-   * it to LedgerFormulaFn), a steps body's its LEDGER_GO or LEDGER_STOP. */
+   * it to LedgerFormulaFn), a steps body's its LEDGER_GO or LEDGER_STOP.
+   * None in a pack carrying its machinery: its bodies call the machinery. */
   void *const *bodies;
+  /* The compiled engine's machinery specialised to the catalog, or null: the
+   * catalog runs on the generic kernel with the bodies above. */
+  const struct LedgerEngine *engine;
+  /* Why it runs there: the forms the machinery doesn't specialise yet, one a
+   * line (empty where engine is set). */
+  const char *genericBecause;
 } LedgerPackDescriptor;
 
 typedef const LedgerPackDescriptor *(*LedgerPackEntry)(void);

@@ -3,6 +3,7 @@
 // against the table it points into, so a damaged or foreign blob is refused
 // whole, never half used.
 #include "pack_format.h"
+#include "pack_fields.h"
 
 #include "bytes.h"
 
@@ -14,43 +15,6 @@
 
 namespace ledger::pack {
 
-// Each record by its fields, in the order they are declared, so the bytes
-// hold no padding and a catalog's blob, and its hash, are the same on every
-// build. A field added to a record is added here too. They stand in the
-// records' own namespace, where the bytes' writer and reader find them.
-// clang-format off
-static auto fields(Value &r) { return std::tie(r.name, r.kind, r.whole, r.rise, r.clockWorld, r.kept, r.byType, r.member, r.memberTag, r.minBody, r.maxBody, r.defaultValue, r.regenStat, r.regenPeriod, r.refillAmount, r.refillPeriod, r.regenPeriodBody, r.refillPeriodBody); }
-static auto fields(Tag &r) { return std::tie(r.name, r.parent, r.carried, r.closure); }
-static auto fields(Event &r) { return std::tie(r.name, r.builtin); }
-static auto fields(Link &r) { return std::tie(r.name, r.global); }
-static auto fields(Prop &r) { return std::tie(r.name, r.kind, r.whole, r.hasMin, r.hasMax, r.defaultValue, r.min, r.max, r.under, r.among); }
-static auto fields(Curve &r) { return std::tie(r.name, r.steps, r.pointsBegin, r.pointCount); }
-static auto fields(Point &r) { return std::tie(r.x, r.y); }
-static auto fields(WhoClause &r) { return std::tie(r.who, r.body); }
-static auto fields(Filter &r) { return std::tie(r.event, r.tag, r.any, r.pool, r.having, r.unless, r.prevented, r.of, r.by, r.credited, r.targeting); }
-static auto fields(Rule &r) { return std::tie(r.kind, r.owner, r.index, r.filter, r.stage, r.oncePerChain, r.creditHolder, r.whenBody, r.matchBody, r.steps, r.intervalBody, r.countBody, r.having, r.unless, r.line); }
-static auto fields(Modifier &r) { return std::tie(r.stat, r.op, r.percent, r.flat, r.live, r.captured, r.category, r.amountBody); }
-static auto fields(StackPolicy &r) { return std::tie(r.mode, r.full, r.perSource, r.isSigned, r.maxBody, r.strongerBody, r.keepUpTo, r.keepSaid); }
-static auto fields(Lasts &r) { return std::tie(r.kind, r.timeBody, r.oneAtATime, r.countBody, r.countFilter, r.countMatchBody); }
-static auto fields(Var &r) { return std::tie(r.name, r.kind, r.initBody); }
-static auto fields(Block &r) { return std::tie(r.all, r.event, r.tags, r.unless, r.having, r.havingVar, r.byHolder, r.from); }
-static auto fields(LinkOverride &r) { return std::tie(r.link, r.actorBody); }
-static auto fields(Effect &r) { return std::tie(r.name, r.tags, r.isCooldown, r.varsBegin, r.varCount, r.stack, r.lasts, r.clock, r.clockStat, r.diesPool, r.diesEvent, r.fallsPool, r.fallsEvent, r.preventsDeath, r.suspendsAll, r.suspendsExcept, r.orderBody, r.exclusive, r.grantsBegin, r.grantCount, r.autosBegin, r.autoCount, r.grantVarsBegin, r.grantVarCount, r.blocksBegin, r.blockCount, r.overridesBegin, r.overrideCount, r.modifiersBegin, r.modifierCount, r.rulesBegin, r.ruleCount, r.line); }
-static auto fields(Cost &r) { return std::tie(r.pool, r.amountBody, r.link, r.upfront); }
-static auto fields(Requirement &r) { return std::tie(r.body, r.leftBody, r.rightBody, r.text); }
-static auto fields(Ability &r) { return std::tie(r.name, r.tags, r.target, r.side, r.upTo, r.distinct, r.targetCount, r.targetHaving, r.targetUnless, r.withinBody, r.takesBegin, r.takeCount, r.listedBegin, r.listedCount, r.requiresBegin, r.requireCount, r.costsBegin, r.costCount, r.cooldownEffect, r.steps, r.line); }
-static auto fields(ArchetypeValue &r) { return std::tie(r.value, r.link, r.body); }
-static auto fields(Archetype &r) { return std::tie(r.name, r.tags, r.basesBegin, r.baseCount, r.withBegin, r.withCount, r.poolsBegin, r.poolCount, r.fullBegin, r.fullCount, r.hasBegin, r.hasCount, r.grantsBegin, r.grantCount, r.autosBegin, r.autoCount, r.givesBegin, r.giveCount); }
-static auto fields(Body &r) { return std::tie(r.kind, r.root, r.stepsBegin, r.stepsEnd, r.localCount, r.line, r.file); }
-static auto fields(Expr &r) { return std::tie(r.op, r.a, r.b, r.c, r.imm, r.argsBegin, r.argCount); }
-static auto fields(Fold &r) { return std::tie(r.kind, r.query, r.item); }
-static auto fields(Read &r) { return std::tie(r.op, r.a, r.b, r.tags); }
-static auto fields(Query &r) { return std::tie(r.kind, r.quantifier, r.subject, r.having, r.unless, r.whenBody, r.hasCount, r.hasOf, r.effect, r.keysBegin, r.keyCount, r.hasFrom); }
-static auto fields(Step &r) { return std::tie(r.op, r.info, r.argsBegin, r.argCount, r.bodyBegin, r.bodyEnd, r.elseBegin, r.elseEnd, r.slot, r.line); }
-static auto fields(Action &r) { return std::tie(r.op, r.a, r.b, r.c, r.listBegin, r.listCount, r.tags, r.query, r.queryArgCount, r.withBegin, r.withCount, r.flags, r.resultSlot, r.line); }
-static auto fields(SortKey &r) { return std::tie(r.kind, r.tag, r.body); }
-static auto fields(AutoGrant &r) { return std::tie(r.ability, r.keysBegin, r.keyCount); }
-// clang-format on
 
 namespace {
 

@@ -1,24 +1,43 @@
-// The host's API, answered by the engine the pack runs on.
+// The host's API, answered by the engine the pack runs on: its own
+// machinery where it carries one (compiled/), else the generic kernel.
 #include "world.h"
 
+#include "compiled/compiled_world.h"
 #include "kernel/kernel.h"
 
 #include <cstdio>
+#include <utility>
 
 namespace ledger::rt {
 
 using pack::kNoId;
 
-World::World(const Pack &pack, uint64_t seed)
-    : pack_(&pack), kernel_(std::make_unique<Kernel>(pack, seed)) {}
-World::World(std::unique_ptr<Kernel> kernel, const Pack &pack)
-    : pack_(&pack), kernel_(std::move(kernel)) {}
-World::World(const World &other)
-    : pack_(other.pack_), kernel_(std::make_unique<Kernel>(*other.kernel_)) {}
+template <typename F> decltype(auto) World::on(F f) {
+  return compiled_ ? f(*compiled_) : f(*kernel_);
+}
+template <typename F> decltype(auto) World::on(F f) const {
+  return compiled_ ? f(std::as_const(*compiled_)) : f(std::as_const(*kernel_));
+}
+
+World::World(const Pack &pack, uint64_t seed) : pack_(&pack) {
+  if (pack.engine())
+    compiled_ = std::make_unique<CompiledWorld>(pack, seed);
+  else
+    kernel_ = std::make_unique<Kernel>(pack, seed);
+}
+World::World(const Pack &pack, std::unique_ptr<Kernel> kernel,
+             std::unique_ptr<CompiledWorld> compiled)
+    : pack_(&pack), kernel_(std::move(kernel)), compiled_(std::move(compiled)) {}
+World::World(const World &other) : pack_(other.pack_) {
+  if (other.compiled_)
+    compiled_ = std::make_unique<CompiledWorld>(*other.compiled_);
+  else
+    kernel_ = std::make_unique<Kernel>(*other.kernel_);
+}
 World &World::operator=(const World &other) {
   if (this != &other) {
-    pack_ = other.pack_;
-    kernel_ = std::make_unique<Kernel>(*other.kernel_);
+    World copy(other);
+    *this = std::move(copy);
   }
   return *this;
 }
@@ -27,13 +46,17 @@ World &World::operator=(World &&) noexcept = default;
 World::~World() = default;
 
 Handle World::make(pack::Id archetype, const std::vector<std::pair<pack::Id, Handle>> &links) {
-  return kernel_->make(archetype, links);
+  return on([&](auto &e) { return e.make(archetype, links); });
 }
 Outcome World::act(Handle actor, pack::Id ability, const std::vector<Handle> &targets,
                    const Given &given, pack::Id usingEffect) {
+  if (compiled_)
+    return compiled_->act(actor, ability, targets.data(), targets.size(), given, usingEffect);
   return kernel_->act(actor, ability, targets, given, usingEffect);
 }
 Outcome World::actAt(Handle actor, pack::Id ability, Handle target) {
+  if (compiled_)
+    return compiled_->act(actor, ability, &target, target ? 1 : 0, {}, kNoId);
   std::vector<Handle> targets;
   if (target)
     targets.push_back(target);
@@ -41,64 +64,133 @@ Outcome World::actAt(Handle actor, pack::Id ability, Handle target) {
 }
 Outcome World::canAct(Handle actor, pack::Id ability, const std::vector<Handle> &targets,
                       bool targetsNamed) {
-  return kernel_->canAct(actor, ability, targets, targetsNamed);
+  return on([&](auto &e) { return e.canAct(actor, ability, targets, targetsNamed); });
 }
 Outcome World::apply(pack::Id effect, int64_t stacks, Handle to, Handle from,
                      const Lifetime &given, const Given &vars) {
-  return kernel_->apply(effect, stacks, to, from, given, vars);
+  return on([&](auto &e) { return e.apply(effect, stacks, to, from, given, vars); });
 }
 Outcome World::remove(pack::Id effect, Handle from, int64_t stacks) {
-  return kernel_->remove(effect, from, stacks);
+  return on([&](auto &e) { return e.remove(effect, from, stacks); });
 }
-Outcome World::raise(pack::Id event, Handle of, Handle by) { return kernel_->raise(event, of, by); }
+Outcome World::raise(pack::Id event, Handle of, Handle by) {
+  return on([&](auto &e) { return e.raise(event, of, by); });
+}
 Outcome World::deal(int64_t amount, Handle to, Handle from, const std::vector<pack::TagSet> &types) {
-  return kernel_->deal(amount, to, from, types);
+  return on([&](auto &e) { return e.deal(amount, to, from, types); });
 }
 Outcome World::setPool(Handle actor, pack::Id pool, int64_t amount) {
-  return kernel_->setPool(actor, pool, amount);
+  return on([&](auto &e) { return e.setPool(actor, pool, amount); });
 }
-Outcome World::destroy(Handle actor) { return kernel_->destroy(actor); }
-Outcome World::link(Handle actor, pack::Id link, Handle to) { return kernel_->link(actor, link, to); }
-void World::advance(int64_t ticks) { kernel_->advance(ticks); }
-void World::keepFrom(const World &replaced) { kernel_->keepFrom(*replaced.kernel_); }
-std::string World::saveBytes() const { return kernel_->saveBytes(); }
+Outcome World::destroy(Handle actor) {
+  return on([&](auto &e) { return e.destroy(actor); });
+}
+Outcome World::link(Handle actor, pack::Id l, Handle to) {
+  return on([&](auto &e) { return e.link(actor, l, to); });
+}
+void World::advance(int64_t ticks) {
+  on([&](auto &e) { e.advance(ticks); });
+}
+void World::keepFrom(const World &replaced) {
+  if (compiled_ && replaced.compiled_)
+    compiled_->keepFrom(*replaced.compiled_);
+  else if (kernel_ && replaced.kernel_)
+    kernel_->keepFrom(*replaced.kernel_);
+}
+std::string World::saveBytes() const {
+  return on([&](const auto &e) { return e.saveBytes(); });
+}
 std::optional<World> World::loadSave(const Pack &pack, std::string_view bytes, std::string &why) {
+  if (pack.engine()) {
+    std::unique_ptr<CompiledWorld> compiled = CompiledWorld::loadSave(pack, bytes, why);
+    if (!compiled)
+      return std::nullopt;
+    return World(pack, nullptr, std::move(compiled));
+  }
   std::optional<Kernel> kernel = Kernel::loadSave(pack, bytes, why);
   if (!kernel)
     return std::nullopt;
-  return World(std::make_unique<Kernel>(std::move(*kernel)), pack);
+  return World(pack, std::make_unique<Kernel>(std::move(*kernel)), nullptr);
 }
 
-void World::countCoverage(Coverage counted) { kernel_->countCoverage(std::move(counted)); }
-const Coverage *World::coverage() const { return kernel_->coverage(); }
+void World::countCoverage(Coverage counted) {
+  on([&](auto &e) { e.countCoverage(std::move(counted)); });
+}
+const Coverage *World::coverage() const {
+  return on([&](const auto &e) { return e.coverage(); });
+}
 
-bool World::alive(Handle h) const { return kernel_->alive(h); }
-bool World::exists(Handle actor) const { return kernel_->exists(actor); }
-std::vector<Handle> World::living() const { return kernel_->living(); }
-int64_t World::value(Handle actor, pack::Id value) { return kernel_->value(actor, value); }
+bool World::alive(Handle h) const {
+  return on([&](const auto &e) { return e.alive(h); });
+}
+bool World::exists(Handle actor) const {
+  return on([&](const auto &e) { return e.exists(actor); });
+}
+std::vector<Handle> World::living() const {
+  return on([&](const auto &e) { return e.living(); });
+}
+int64_t World::value(Handle actor, pack::Id value) {
+  return on([&](auto &e) { return e.value(actor, value); });
+}
 std::optional<int64_t> World::maximum(Handle actor, pack::Id value) {
-  return kernel_->maximum(actor, value);
+  return on([&](auto &e) { return e.maximum(actor, value); });
 }
-Handle World::linkOf(Handle actor, pack::Id link) const { return kernel_->linkOf(actor, link); }
-bool World::hasPool(Handle actor, pack::Id pool) const { return kernel_->hasPool(actor, pool); }
-bool World::holds(Handle actor, pack::Id effect) const { return kernel_->holds(actor, effect); }
-bool World::carries(Handle actor, pack::Id tag) { return kernel_->carries(actor, tag); }
+Handle World::linkOf(Handle actor, pack::Id link) const {
+  return on([&](const auto &e) { return e.linkOf(actor, link); });
+}
+bool World::hasPool(Handle actor, pack::Id pool) const {
+  return on([&](const auto &e) { return e.hasPool(actor, pool); });
+}
+bool World::holds(Handle actor, pack::Id effect) const {
+  return on([&](const auto &e) { return e.holds(actor, effect); });
+}
+bool World::carries(Handle actor, pack::Id tag) {
+  return on([&](auto &e) { return e.carries(actor, tag); });
+}
 int64_t World::stacksOf(Handle actor, pack::Id effect, Handle from) const {
-  return kernel_->stacksOf(actor, effect, from);
+  return on([&](const auto &e) { return e.stacksOf(actor, effect, from); });
 }
 int64_t World::remainingOf(Handle actor, pack::Id effect, DurationUnit unit, pack::Id event,
                            pack::Id tag) const {
-  return kernel_->remainingOf(actor, effect, unit, event, tag);
+  return on([&](const auto &e) { return e.remainingOf(actor, effect, unit, event, tag); });
 }
-int64_t World::now() const { return kernel_->now(); }
-int64_t World::countOf(pack::Id archetype) const { return kernel_->countOf(archetype); }
+int64_t World::now() const {
+  return on([&](const auto &e) { return e.now(); });
+}
+int64_t World::countOf(pack::Id archetype) const {
+  return on([&](const auto &e) { return e.countOf(archetype); });
+}
 
-const Journal &World::journalOf() const { return kernel_->journal(); }
-void World::setJournalMode(JournalMode mode) { kernel_->setJournalMode(mode); }
-void World::forgetJournal() { kernel_->forgetJournal(); }
-std::string World::handleName(Handle h) const { return kernel_->handleName(h); }
+const Journal &World::journalOf() const {
+  return on([&](const auto &e) -> const Journal & { return e.journal(); });
+}
+void World::setJournalMode(JournalMode mode) {
+  on([&](auto &e) { e.setJournalMode(mode); });
+}
+void World::forgetJournal() {
+  on([&](auto &e) { e.forgetJournal(); });
+}
+uint64_t World::journalCount() const {
+  return compiled_ ? compiled_->journalCount() : kernel_->journal().count();
+}
+uint64_t World::journalHash() const {
+  return compiled_ ? compiled_->journalHash() : kernel_->journal().hash();
+}
 
-uint64_t World::genericEvents() const { return pack_->compiled() ? journalCount() : 0; }
+std::string World::handleName(Handle h) const {
+  if (kernel_)
+    return kernel_->handleName(h);
+  if (h == 0)
+    return "none";
+  pack::Id arch = compiled_->archetypeOf(h);
+  const pack::Tables &t = tables();
+  std::string name = arch != kNoId ? std::string(t.name(t.archetypes[arch].name)) : "actor";
+  return name + "#" + std::to_string((uint64_t(h) & 0xffffffffu));
+}
+
+uint64_t World::genericEvents() const {
+  return kernel_ && pack_->compiled() ? journalCount() : 0;
+}
 
 std::string World::journalText(size_t from) const {
   const pack::Tables &t = tables();

@@ -22,6 +22,7 @@
 namespace ledger::rt {
 
 class Kernel;
+class CompiledWorld;
 
 class World {
 public:
@@ -106,25 +107,33 @@ public:
   void forgetJournal();
   // Every entry so far, kept or not, and a hash of them all in order: two
   // worlds that hash alike ran alike.
-  uint64_t journalCount() const { return journalOf().count(); }
-  uint64_t journalHash() const { return journalOf().hash(); }
+  uint64_t journalCount() const;
+  uint64_t journalHash() const;
   // The journal as text, one line an entry, for comparing engines.
   std::string journalText(size_t from = 0) const;
   std::string handleName(Handle h) const;
   const pack::Tables &tables() const { return pack_->tables(); }
 
   // ---- the engine ----------------------------------------------------------
+  // Whether the pack's own machinery runs this world (the compiled engine,
+  // specialised to its catalog), not the generic kernel.
+  bool specialised() const { return compiled_ != nullptr; }
   // Events the generic kernel ran for a compiled pack whose catalog the
-  // compiled engine doesn't specialise: the fallbacks a benchmark drives to
-  // none. The reference engine's own events are no fallback.
+  // compiled engine doesn't specialise (Pack::genericBecause says why): the
+  // fallbacks a benchmark drives to none. The reference engine's own events
+  // are no fallback.
   uint64_t genericEvents() const;
 
 private:
-  explicit World(std::unique_ptr<Kernel> kernel, const Pack &pack);
+  World(const Pack &pack, std::unique_ptr<Kernel> kernel, std::unique_ptr<CompiledWorld> compiled);
   const Journal &journalOf() const;
+  // The same call on whichever engine runs the world.
+  template <typename F> decltype(auto) on(F f);
+  template <typename F> decltype(auto) on(F f) const;
 
   const Pack *pack_;
   std::unique_ptr<Kernel> kernel_;
+  std::unique_ptr<CompiledWorld> compiled_;
 };
 
 } // namespace ledger::rt

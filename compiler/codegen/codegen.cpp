@@ -21,7 +21,8 @@ std::unique_ptr<Module> optimisedPack(LLVMContext &ctx, const pack::Tables &tabl
   machine = detail::hostTargetMachine(options.optLevel, error);
   if (!machine)
     return nullptr;
-  std::unique_ptr<Module> module = detail::lowerPack(ctx, *machine, tables, blob, hash, error);
+  std::unique_ptr<Module> module =
+      detail::lowerPack(ctx, *machine, tables, blob, hash, options.specialise, error);
   if (!module)
     return nullptr;
   std::string broken;

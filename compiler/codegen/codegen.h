@@ -16,6 +16,11 @@ enum class OptLevel : uint8_t { O0, O1, O2, O3 };
 
 struct Options {
   OptLevel optLevel = OptLevel::O2;
+  // The compiled engine's machinery specialised to the catalog wherever it
+  // runs it; false: the bodies alone, for the generic kernel, whatever the
+  // catalog (the code generator's own tests of bodies, and comparing the two
+  // paths with `ledger ir --llvm --generic`).
+  bool specialise = true;
   // Keep the object file (outPath + ".o") after linking, for inspection.
   bool keepObject = false;
 };

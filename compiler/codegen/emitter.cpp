@@ -6,9 +6,9 @@ namespace ledger::codegen::detail {
 
 using namespace llvm;
 
-Emitter::Emitter(Module &m)
+Emitter::Emitter(Module &m, Calls how)
     : ctx(m.getContext()), module(m), b(m.getContext()), i1(b.getInt1Ty()), i32(b.getInt32Ty()),
-      i64(b.getInt64Ty()), i128(b.getInt128Ty()), ptr(b.getPtrTy()) {
+      i64(b.getInt64Ty()), i128(b.getInt128Ty()), ptr(b.getPtrTy()), calls(how) {
   frameType = StructType::get(ctx, {ptr, ptr, ptr, ptr, ptr});
   // LedgerEventHead: subject, source, credit, kind, prevented, pad, tags.
   eventHeadType =
@@ -54,11 +54,18 @@ FunctionType *Emitter::kernelType(ApiSlot slot) const {
 }
 
 Value *Emitter::callKernel(ApiSlot slot, ArrayRef<Value *> argsAfterFrame) {
+  SmallVector<Value *, 4> args{frame};
+  args.append(argsAfterFrame.begin(), argsAfterFrame.end());
+  if (calls == Calls::Direct) {
+    static const char *names[] = {"lm_read",      "lm_step", "lm_listOpen", "lm_listItem",
+                                  "lm_listClose", "lm_math", "lm_fault"};
+    FunctionCallee callee =
+        module.getOrInsertFunction(names[static_cast<unsigned>(slot)], kernelType(slot));
+    return b.CreateCall(callee, args);
+  }
   Value *api = frameField(FrameField::Api);
   Value *slotPtr = b.CreateStructGEP(apiType, api, static_cast<unsigned>(slot));
   Value *callee = b.CreateLoad(ptr, slotPtr, "kernel.fn");
-  SmallVector<Value *, 4> args{frame};
-  args.append(argsAfterFrame.begin(), argsAfterFrame.end());
   return b.CreateCall(kernelType(slot), callee, args);
 }
 

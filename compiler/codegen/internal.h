@@ -18,10 +18,15 @@ namespace ledger::codegen::detail {
 enum class FrameField : unsigned { Api, Kernel, Locals, Vars, Event };
 enum class ApiSlot : unsigned { Read, Step, ListOpen, ListItem, ListClose, Math, Fault };
 
+// How a body reaches the world: through the kernel's API table its frame
+// carries (the generic kernel's), or by direct calls to the machinery linked
+// into a specialised pack (lm_read, lm_step, …), which LLVM may inline.
+enum class Calls : uint8_t { ThroughApi, Direct };
+
 // The builder of one body function, with the types and kernel calls every
 // lowering needs.
 struct Emitter {
-  explicit Emitter(llvm::Module &module);
+  explicit Emitter(llvm::Module &module, Calls calls = Calls::ThroughApi);
 
   llvm::LLVMContext &ctx;
   llvm::Module &module;
@@ -31,6 +36,7 @@ struct Emitter {
   llvm::IntegerType *i1, *i32, *i64, *i128;
   llvm::PointerType *ptr;
   llvm::StructType *frameType, *apiType, *eventHeadType;
+  Calls calls;
 
   llvm::ConstantInt *c64(int64_t v) const;
   llvm::ConstantInt *c32(uint32_t v) const;
@@ -58,12 +64,24 @@ llvm::Value *emitAbs(Emitter &e, llvm::Value *a);
 // An i1 as a number: 1000000 or 0.
 llvm::Value *emitTruth(Emitter &e, llvm::Value *cond);
 
-// The whole pack as a module: body functions, the blob, the descriptor and
-// its exported accessor, laid out for the machine. Null, with why, when the
-// tables don't hold together.
+// Every body of the tables as a function of the module, by body id; false,
+// with why, when the tables don't hold together.
+bool lowerBodies(Emitter &e, const pack::Tables &tables, std::vector<llvm::Function *> &bodies,
+                 std::string &error);
+
+// The descriptor and the one exported symbol returning it: the blob, the
+// bodies the generic kernel calls (none for a specialised pack), the
+// machinery's entry points (null for a generic pack) and why it carries none.
+void emitDescriptor(Emitter &e, const std::vector<llvm::Function *> &bodies, std::string_view blob,
+                    uint64_t hash, llvm::Constant *engine, const std::string &genericBecause);
+
+// The whole pack as a module, laid out for the machine: a specialised one
+// where the compiled engine runs the catalog (codegen/machinery), else its
+// bodies for the generic kernel. Null, with why, when the tables don't hold
+// together.
 std::unique_ptr<llvm::Module> lowerPack(llvm::LLVMContext &ctx, const llvm::TargetMachine &machine,
                                         const pack::Tables &tables, std::string_view blob,
-                                        uint64_t hash, std::string &error);
+                                        uint64_t hash, bool specialise, std::string &error);
 
 std::unique_ptr<llvm::TargetMachine> hostTargetMachine(OptLevel level, std::string &error);
 void optimise(llvm::Module &module, llvm::TargetMachine &machine, OptLevel level);

@@ -20,13 +20,15 @@ bool linkShared(const std::string &objectPath, const std::string &outPath, std::
     error = "the in-process linker crashed earlier and cannot run again";
     return false;
   }
-  // --no-undefined: a pack calls nothing but its kernel, so any undefined
-  // symbol (a libcall LLVM slipped in) is a bug to catch here, not at dlopen.
-  // --eh-frame-hdr: the unwind tables the bodies carry are found by
-  // debuggers and profilers only through it.
+  // --no-undefined: a pack calls nothing but its kernel and compiler-rt's
+  // arithmetic (its machinery's 128-bit divisions), linked in from its
+  // archive, so any undefined symbol (a libcall LLVM slipped in) is a bug to
+  // catch here, not at dlopen. --eh-frame-hdr: the unwind tables the bodies
+  // carry are found by debuggers and profilers only through it.
   const char *args[] = {"ld.lld",           "-shared", "--no-undefined",
                         "--eh-frame-hdr",   "-z",      "noexecstack",
-                        objectPath.c_str(), "-o",      outPath.c_str()};
+                        objectPath.c_str(), LEDGER_BUILTINS_ARCHIVE,
+                        "-o",               outPath.c_str()};
   std::string messages;
   llvm::raw_string_ostream out(messages), err(messages);
   lld::Result result = lld::lldMain(args, out, err, {{lld::Gnu, &lld::elf::link}});

@@ -561,23 +561,34 @@ GlobalVariable *constantGlobal(Module &m, Constant *init, const Twine &name) {
   return g;
 }
 
+} // namespace
+
 // The descriptor and the one exported symbol: a function returning it.
 void emitDescriptor(Emitter &e, const std::vector<Function *> &bodies, std::string_view blob,
-                    uint64_t hash) {
+                    uint64_t hash, Constant *engine, const std::string &genericBecause) {
   Module &m = e.module;
   auto *tables = constantGlobal(
       m,
       ConstantDataArray::getRaw(StringRef(blob.data(), blob.size()), blob.size(), e.b.getInt8Ty()),
       "ledger.tables");
   std::vector<Constant *> pointers(bodies.begin(), bodies.end());
-  auto *bodyArray = constantGlobal(
-      m, ConstantArray::get(ArrayType::get(e.ptr, pointers.size()), pointers), "ledger.bodies");
-  auto *descType =
-      StructType::create(e.ctx, {e.i32, e.i32, e.i64, e.ptr, e.i64, e.ptr}, "LedgerPackDescriptor");
-  Constant *fields[] = {
-      e.c32(LEDGER_PACK_ABI_VERSION),       e.c32(static_cast<uint32_t>(bodies.size())),
-      ConstantInt::get(e.i64, hash),        tables,
-      ConstantInt::get(e.i64, blob.size()), bodyArray};
+  Constant *bodyArray =
+      pointers.empty()
+          ? static_cast<Constant *>(ConstantPointerNull::get(e.ptr))
+          : constantGlobal(m, ConstantArray::get(ArrayType::get(e.ptr, pointers.size()), pointers),
+                           "ledger.bodies");
+  auto *because = constantGlobal(
+      m, ConstantDataArray::getString(e.ctx, genericBecause, true), "ledger.generic.because");
+  auto *descType = StructType::create(e.ctx, {e.i32, e.i32, e.i64, e.ptr, e.i64, e.ptr, e.ptr, e.ptr},
+                                      "LedgerPackDescriptor");
+  Constant *fields[] = {e.c32(LEDGER_PACK_ABI_VERSION),
+                        e.c32(static_cast<uint32_t>(bodies.size())),
+                        ConstantInt::get(e.i64, hash),
+                        tables,
+                        ConstantInt::get(e.i64, blob.size()),
+                        bodyArray,
+                        engine ? engine : ConstantPointerNull::get(e.ptr),
+                        because};
   auto *descriptor = constantGlobal(m, ConstantStruct::get(descType, fields), "ledger.descriptor");
 
   auto *entry = Function::Create(FunctionType::get(e.ptr, {}, false), GlobalValue::ExternalLinkage,
@@ -588,27 +599,17 @@ void emitDescriptor(Emitter &e, const std::vector<Function *> &bodies, std::stri
   b.CreateRet(descriptor);
 }
 
-} // namespace
-
-std::unique_ptr<Module> lowerPack(LLVMContext &ctx, const TargetMachine &machine,
-                                  const pack::Tables &tables, std::string_view blob, uint64_t hash,
-                                  std::string &error) {
-  auto module = std::make_unique<Module>("ledger.pack", ctx);
-  // Before any load or store is made, so each gets its real alignment.
-  module->setTargetTriple(machine.getTargetTriple().str());
-  module->setDataLayout(machine.createDataLayout());
-  Emitter e(*module);
-  std::vector<Function *> bodies;
+bool lowerBodies(Emitter &e, const pack::Tables &tables, std::vector<Function *> &bodies,
+                 std::string &error) {
   bodies.reserve(tables.bodies.size());
   for (pack::Id id = 0; id < tables.bodies.size(); ++id)
     bodies.push_back(declareBody(e, tables.bodies[id], id));
   for (pack::Id id = 0; id < tables.bodies.size(); ++id) {
     BodyLowering lowering(e, tables, error);
     if (!lowering.lower(id, bodies[id]))
-      return nullptr;
+      return false;
   }
-  emitDescriptor(e, bodies, blob, hash);
-  return module;
+  return true;
 }
 
 } // namespace ledger::codegen::detail

@@ -421,7 +421,7 @@ TEST_P(Engines, RandomBodiesAgree) {
   ASSERT_FALSE(dir.path.empty()) << "mkdtemp failed";
   std::string path = (dir.path / "pack.so").string();
   std::string error;
-  ASSERT_TRUE(codegen::buildPack(tables, "engines", c.seed, path, error, {.optLevel = c.opt}))
+  ASSERT_TRUE(codegen::buildPack(tables, "engines", c.seed, path, error, {.optLevel = c.opt, .specialise = false}))
       << "buildPack: " << error;
   Loaded pack;
   pack.handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);

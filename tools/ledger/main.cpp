@@ -33,16 +33,22 @@ commands:
                         --dump prints the checked syntax tree
   build PATH -o PACK    compile a catalog into a content pack (.so)
   play FILE... [--engine compiled|reference] [--pack PACK] [--results OUT]
-       [--journal OUT]  run the plays of .play files (a folder: every one in
+       [--journal OUT] [--stats]
+                        run the plays of .play files (a folder: every one in
                         it) against their catalogs, on a pack built for each
                         (compiled, the default), one built before (--pack,
                         refused unless it is the catalog's) or the reference
                         engine; --results writes the PASS and FAIL lines to
                         OUT too, --journal every play's journal as it ran
                         (a stretch a rewind went back on too); a file
-                        refused as it is read is one failure
-  ir PATH [--llvm]      print a catalog's IR, or with --llvm the optimised
-                        LLVM IR of its pack
+                        refused as it is read is one failure; --stats says
+                        which engine ran each file (the compiled engine's
+                        generic path with the forms that keep it there) and
+                        how many events took the generic path
+  ir PATH [--llvm [--generic]]
+                        print a catalog's IR, or with --llvm the optimised
+                        LLVM IR of its pack (--generic: the pack its bodies
+                        would make for the generic kernel)
 
 options:
   --help                show this help
@@ -111,12 +117,14 @@ int check(const std::vector<std::string_view> &args) {
 
 int ir(const std::vector<std::string_view> &args) {
   std::string path;
-  bool llvm = false;
+  bool llvm = false, generic = false;
   for (std::string_view arg : args) {
     if (arg == "--llvm")
       llvm = true;
+    else if (arg == "--generic")
+      generic = true;
     else if (arg.starts_with("-") || !path.empty())
-      return usageError("ir takes one path, a catalog, and --llvm");
+      return usageError("ir takes one path, a catalog, and --llvm [--generic]");
     else
       path = arg;
   }
@@ -126,9 +134,15 @@ int ir(const std::vector<std::string_view> &args) {
   auto fe = loadAndLower(path, tables);
   if (!fe->ok())
     return 1;
+  if (generic && !llvm)
+    return usageError("--generic names the pack --llvm prints");
   if (llvm) {
     std::string blob = ledger::pack::serialize(tables);
-    std::fputs(ledger::codegen::packIR(tables, blob, ledger::pack::catalogHash(tables)).c_str(), stdout);
+    ledger::codegen::Options options;
+    options.specialise = !generic;
+    std::fputs(
+        ledger::codegen::packIR(tables, blob, ledger::pack::catalogHash(tables), options).c_str(),
+        stdout);
     return 0;
   }
   std::fputs(ledger::ir::print(tables).c_str(), stdout);
@@ -195,12 +209,34 @@ int build(const std::vector<std::string_view> &args) {
   return buildPackFile(tables, out) ? 0 : 1;
 }
 
+// Which engine runs a file's plays, and for a compiled pack on the generic
+// kernel, the forms that keep it there.
+std::string engineStats(const std::string &file, const std::string &engine,
+                        const ledger::rt::Pack &pack) {
+  if (engine == "reference")
+    return "stats: " + file + ": the reference engine\n";
+  if (pack.engine())
+    return "stats: " + file + ": the compiled engine, its machinery specialised\n";
+  std::string out = "stats: " + file + ": the compiled engine's generic path, for";
+  std::string because = pack.genericBecause();
+  for (size_t at = 0; at <= because.size();) {
+    size_t end = because.find('\n', at);
+    end = end == std::string::npos ? because.size() : end;
+    out += (at == 0 ? " " : "; ") + because.substr(at, end - at);
+    at = end + 1;
+  }
+  return out + "\n";
+}
+
 int play(const std::vector<std::string_view> &args) {
   std::vector<std::string> files;
   std::string engine = "compiled", results, journalPath, packPath;
+  bool stats = false;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--engine" && i + 1 < args.size())
       engine = args[++i];
+    else if (args[i] == "--stats")
+      stats = true;
     else if (args[i] == "--results" && i + 1 < args.size())
       results = args[++i];
     else if (args[i] == "--journal" && i + 1 < args.size())
@@ -271,6 +307,8 @@ int play(const std::vector<std::string_view> &args) {
         return 1;
       }
     }
+    if (stats)
+      std::fputs(engineStats(files[f], engine, *pack).c_str(), out);
     for (uint32_t file = 0; file < fe->tree.files.size(); ++file)
       if (fe->tree.roles[file] == ledger::FileRole::Play) {
         char *buf = nullptr;
@@ -285,6 +323,9 @@ int play(const std::vector<std::string_view> &args) {
       }
   }
   std::string tally = std::to_string(totals.passed) + " passed, " + std::to_string(totals.failed) + " failed\n";
+  if (stats)
+    tally = "stats: " + std::to_string(totals.events) + " events, " +
+            std::to_string(totals.genericEvents) + " on the generic path\n" + tally;
   std::fputs(tally.c_str(), out);
   report += tally;
   auto write = [](const std::string &path, const std::string &text) {

@@ -47,6 +47,8 @@ public:
     }
     if (journal)
       *journal += world_->journalText();
+    result.events = world_->journalCount();
+    result.genericEvents = world_->genericEvents();
     return result;
   }
 
@@ -869,6 +871,8 @@ void runPlays(const SyntaxTree &tree, uint32_t file, const rt::Pack &pack, std::
     if (journal)
       *journal += fmt::format("play {}:{} {}\n", path, line, title);
     Result r = Runner(tree, pack).run(n, journal);
+    totals.events += r.events;
+    totals.genericEvents += r.genericEvents;
     if (r.passed) {
       ++totals.passed;
       std::fprintf(out, "PASS %s:%u %s\n", path.c_str(), line, title.c_str());

@@ -15,10 +15,13 @@ struct Result {
   bool passed = true;
   uint32_t failLine = 0;
   std::string why; // what was expected, what was found
+  uint64_t events = 0;        // the journal's entries by the play's end
+  uint64_t genericEvents = 0; // of which the generic kernel ran for a compiled pack
 };
 
 struct Totals {
   size_t passed = 0, failed = 0;
+  uint64_t events = 0, genericEvents = 0;
 };
 
 // Runs every play in the play file `file` of the tree, on the pack, printing

@@ -1,0 +1,760 @@
+// The event pipeline: before rules by stage and order, the landing, after
+// rules queued in the moment, chains and their budget, the journal. Which
+// effects may hear an event of a kind is the compiler's list (lp_hear): an
+// event whose kind the code in hand knows walks that list alone.
+#include "world.h"
+
+namespace ledger::cw {
+
+using pack::BuiltinEvent;
+using pack::BuiltinTag;
+
+// ---- the journal -------------------------------------------------------------------
+
+// Counted always; hashed unless off; kept by the runtime in Keep mode, the
+// hash the runtime's own (runtime/journal.cpp), word for word.
+void World::record(LedgerJournalEntry &j, const uint64_t *tags, const char *note,
+                   uint32_t length) {
+  ++journalCount_;
+  if (journalMode_ == 2)
+    return;
+  uint64_t h = journalHash_;
+  auto mix = [&](uint64_t v) {
+    h = (h ^ v) * 0x9e3779b97f4a7c15ull;
+    h ^= h >> 29;
+  };
+  mix(uint64_t(j.tick));
+  mix(uint64_t(j.amount));
+  mix(uint64_t(j.landed));
+  mix(uint64_t(j.subject));
+  mix(uint64_t(j.source));
+  mix(uint64_t(j.credit));
+  mix(uint64_t(j.event));
+  mix(uint64_t(j.effect));
+  mix(uint64_t(j.ability));
+  mix(uint64_t(j.pool));
+  mix(uint64_t(j.prevented));
+  mix(uint64_t(j.fault));
+  for (uint32_t w = 0; tags && w < tagWords(); ++w)
+    mix(tags[w]);
+  for (uint32_t c = 0; note && c < length; ++c)
+    mix(uint8_t(note[c]));
+  journalHash_ = h;
+  if (journalMode_ == 0)
+    host_->record(host_->context, &j, tags, note, length);
+}
+
+void World::journalEvent(const Event &e) {
+  LedgerJournalEntry j;
+  j.tick = now_;
+  j.event = e.kind;
+  j.subject = e.subject;
+  j.source = e.source;
+  j.credit = e.credit;
+  j.effect = e.effect;
+  j.ability = e.ability;
+  j.pool = e.pool;
+  bool stacks = e.kind == Id(BuiltinEvent::Apply) || e.kind == Id(BuiltinEvent::Remove);
+  j.amount = stacks ? e.stacks : e.amount;
+  j.landed = e.landed;
+  j.prevented = e.prevented;
+  j.fault = 0;
+  j.tagsAt = 0;
+  j.note = kNoId;
+  record(j, e.tags.w, nullptr, 0);
+}
+
+// A fault's words: its refusal's name, then what it says.
+void World::fault(Refusal reason, const char *text, uint32_t length, Id name) {
+  char note[256];
+  uint32_t n = 0;
+  auto put = [&](const char *s, uint32_t len) {
+    for (uint32_t k = 0; k < len && n < sizeof note; ++k)
+      note[n++] = s[k];
+  };
+  const char *reasonName = rt::refusalName(reason);
+  uint32_t reasonLength = 0;
+  while (reasonName[reasonLength])
+    ++reasonLength;
+  put(reasonName, reasonLength);
+  if (length) {
+    put(": ", 2);
+    put(text, length);
+  }
+  if (name != kNoId) {
+    put(" in ", 4);
+    put(nameChars(name), nameLength(name));
+  }
+  LedgerJournalEntry j{};
+  j.tick = now_;
+  j.fault = 1;
+  j.event = j.effect = j.ability = j.pool = kNoId;
+  j.note = kNoId;
+  record(j, nullptr, note, n);
+}
+
+void World::apiFault(uint32_t code) {
+  struct Words {
+    const char *text;
+    uint32_t length;
+  };
+#define WORDS(s) {s, sizeof(s) - 1}
+  static const Words words[] = {WORDS("Number: a fault"),
+                                WORDS("Number: a number past what a number holds"),
+                                WORDS("Number: a division by zero"),
+                                WORDS("Number: an even root below zero"),
+                                WORDS("Number: a power that is no whole 1 to 9")};
+#undef WORDS
+  const Words &w = words[code < 5 ? code : 0];
+  LedgerJournalEntry j{};
+  j.tick = now_;
+  j.fault = 1;
+  j.event = j.effect = j.ability = j.pool = kNoId;
+  j.note = kNoId;
+  record(j, nullptr, w.text, w.length);
+}
+
+// ---- moments -----------------------------------------------------------------------
+
+void World::beginMoment() {
+  if (momentDepth_++ == 0) {
+    chainBase_ = chains_ + 1;
+    chainCounts_.clear();
+    events_.clear();
+    portions_.clear();
+    givenVars_.clear();
+    eventTargets_.clear();
+    jobs_.clear();
+    jobAt_ = 0;
+    oncePerChain_.clear();
+    preventedChains_.clear();
+    boundWatch_.clear();
+    boundWatchAt_ = 0;
+  }
+}
+
+// The moment's queue runs to its end: each after rule in the order its event
+// landed, what they set off queued behind them.
+void World::endMoment() {
+  if (momentDepth_ == 1) {
+    if (boundWatchAt_ < boundWatch_.size())
+      reachBounds(0, 0, ++chains_);
+    while (jobAt_ < jobs_.size()) {
+      Job job = jobs_[jobAt_++];
+      runJob(job);
+      if (boundWatchAt_ < boundWatch_.size())
+        reachBounds(0, 0, ++chains_);
+    }
+    // Pools whose holder moved are retimed from here.
+    for (uint32_t k = 0; k < touched_.size(); ++k) {
+      uint32_t ai = touched_[k];
+      Handle a = actorHandle(ai);
+      if (alive(a))
+        schedulePoolBounds(a);
+    }
+    for (uint32_t ai : touched_)
+      row(ai).touched = 0;
+    touched_.clear();
+  }
+  --momentDepth_;
+  if (momentDepth_ == 0)
+    runAutos();
+}
+
+uint32_t World::newEvent(Id kind, Handle subject, Handle source, Handle credit, uint32_t chain) {
+  Event e;
+  std::memset(&e, 0, sizeof e);
+  e.kind = kind;
+  e.subject = subject;
+  e.source = source;
+  e.credit = credit;
+  e.chain = chain;
+  e.pool = e.reached = e.effect = e.ability = kNoId;
+  e.upTo = INT64_MAX;
+  e.life = Lifetime{};
+  events_.push(e);
+  return events_.size() - 1;
+}
+
+// ---- who hears it ------------------------------------------------------------------
+
+bool World::allies(Handle a, Handle b) const {
+  if (a == b)
+    return true;
+  if (shape().allegiance == kNoId)
+    return false;
+  Handle la = linkOf(a, shape().allegiance), lb = linkOf(b, shape().allegiance);
+  return la != 0 && la == lb;
+}
+
+// Enemies point their allegiance at different actors; an actor pointing
+// nowhere is neutral to all but itself.
+bool World::enemies(Handle a, Handle b) const {
+  if (a == b || shape().allegiance == kNoId)
+    return false;
+  Handle la = linkOf(a, shape().allegiance), lb = linkOf(b, shape().allegiance);
+  return la != 0 && lb != 0 && la != lb;
+}
+
+bool World::related(pack::Who relation, Handle who, Handle holder) const {
+  switch (relation) {
+  case pack::Who::Anyone:
+    return who != 0;
+  case pack::Who::Enemies:
+    return who != 0 && enemies(who, holder);
+  case pack::Who::Allies:
+    return who != 0 && allies(who, holder);
+  case pack::Who::OtherAllies:
+    return who != 0 && who != holder && allies(who, holder);
+  case pack::Who::Others:
+    return who != 0 && who != holder;
+  default:
+    return false;
+  }
+}
+
+bool World::targeted(const Event &e, Handle actor) const {
+  for (uint32_t k = 0; k < e.targetedCount; ++k)
+    if (eventTargets_[e.targetedAt + k] == actor)
+      return true;
+  return false;
+}
+
+bool World::whoMatches(const pack::WhoClause &w, Handle who, Handle holder, uint32_t i) {
+  switch (w.who) {
+  case pack::Who::Unsaid:
+    return true;
+  case pack::Who::Holder:
+    return who == holder;
+  case pack::Who::Actor: {
+    Frame f = frameFor(i, -1, 0);
+    return runBody(w.body, f) == who;
+  }
+  default:
+    return related(w.who, who, holder);
+  }
+}
+
+// The instances whose rules of a phase may hear an event: the subject's, the
+// source's and the credit's, of the effects the compiler listed for its
+// kind, each where its holder stands as its rules ask; in the order they
+// went on. Pushed onto scratchIds_; answers how many.
+uint32_t World::candidates(const Event &e, decided::Phase phase) {
+  uint32_t at = scratchIds_.size();
+  uint32_t begin = lp_hearBegin[phase * shape().eventCount + e.kind];
+  uint32_t end = lp_hearBegin[phase * shape().eventCount + e.kind + 1];
+  if (begin == end)
+    return 0;
+  const Handle who[3] = {e.subject, e.source, e.credit};
+  for (int k = 0; k < 3; ++k) {
+    Handle a = who[k];
+    if (a == 0 || (k > 0 && a == who[0]) || (k > 1 && a == who[1]) || !actor(a))
+      continue;
+    uint8_t roles = uint8_t((a == who[0] ? decided::kSubject : 0) |
+                            (a == who[1] ? decided::kSource : 0) |
+                            (a == who[2] ? decided::kCredit : 0));
+    uint32_t ai = indexOf(a);
+    for (uint32_t h = begin; h < end; ++h) {
+      const decided::Hearer &hearer = lp_hear[h];
+      uint8_t hears = hearer.kindRoles & roles;
+      uint8_t tagRoles = hearer.tagRoles & roles;
+      if (tagRoles & ~hears) {
+        const uint64_t *tags = lp_heardTags + (size_t(hearer.effect) * 2 + phase) * tagWords();
+        for (uint32_t w = 0; w < tagWords(); ++w)
+          if (tags[w] & e.tags.w[w]) {
+            hears |= tagRoles;
+            break;
+          }
+      }
+      if (!hears)
+        continue;
+      for (uint32_t i = firstOf(ai, hearer.effect); i; i = inst(i - 1).nextSame)
+        if (!inst(i - 1).ending)
+          scratchIds_.push(i - 1);
+    }
+  }
+  // In the order they went on: a short list, slid into place.
+  uint32_t n = scratchIds_.size() - at;
+  for (uint32_t x = at + 1; x < at + n; ++x)
+    for (uint32_t y = x; y > at && inst(scratchIds_[y]).seq < inst(scratchIds_[y - 1]).seq; --y) {
+      uint32_t swap = scratchIds_[y];
+      scratchIds_[y] = scratchIds_[y - 1];
+      scratchIds_[y - 1] = swap;
+    }
+  return n;
+}
+
+// prevent chain: every later event of its chain on the holder.
+bool World::inPreventedChain(const Event &e) const {
+  for (const PreventedChain &p : preventedChains_)
+    if (p.chain == e.chain && p.holder == e.subject)
+      return true;
+  return false;
+}
+
+bool World::actedInChain(uint32_t rule, uint32_t i, uint32_t chain) const {
+  for (const OnceActed &o : oncePerChain_)
+    if (o.rule == rule && o.inst == i && o.chain == chain)
+      return true;
+  return false;
+}
+
+static bool hearsKind(const pack::Filter &f, const Event &e) {
+  if (f.any)
+    return true;
+  if (f.event != kNoId && f.event != e.kind)
+    return false;
+  if (f.tag != kNoId && !((e.tags.w[f.tag / 64] >> (f.tag % 64)) & 1))
+    return false;
+  return true;
+}
+
+void World::runBefore(uint32_t ei) {
+  uint32_t candAt = scratchIds_.size();
+  uint32_t n = candidates(ev(ei), decided::kBefore);
+  if (n == 0)
+    return;
+  // Each rule heard: stage, order key, seq, instance, rule, five words.
+  uint32_t entriesAt = scratchHandles_.size();
+  for (uint32_t c = 0; c < n; ++c) {
+    uint32_t i = scratchIds_[candAt + c];
+    if (!working(i))
+      continue;
+    const pack::Effect &ef = lp_effects[inst(i).effect];
+    for (uint32_t r = 0; r < ef.ruleCount; ++r) {
+      const pack::Rule &rule = lp_rules[ef.rulesBegin + r];
+      if (rule.kind != pack::RuleKind::Before || !hearsKind(rule.filter, ev(ei)))
+        continue;
+      int64_t order = 0;
+      if (ef.orderBody != kNoId) {
+        Frame f = frameFor(i, ei, ev(ei).chain);
+        order = runBody(ef.orderBody, f);
+      }
+      // Unstaged rules run before the first stage (docs/readings.md 60).
+      int64_t entry[5] = {rule.stage == kNoId ? 0 : int64_t(rule.stage) + 1, order,
+                          int64_t(inst(i).seq), int64_t(i), int64_t(ef.rulesBegin + r)};
+      for (int64_t word : entry)
+        scratchHandles_.push(word);
+    }
+  }
+  scratchIds_.truncate(candAt);
+  uint32_t count = (scratchHandles_.size() - entriesAt) / 5;
+  int64_t *entries = scratchHandles_.data() + entriesAt;
+  auto before = [](const int64_t *x, const int64_t *y) {
+    for (int k = 0; k < 5; ++k)
+      if (x[k] != y[k])
+        return k == 2 ? uint64_t(x[k]) < uint64_t(y[k]) : x[k] < y[k];
+    return false;
+  };
+  for (uint32_t x = 1; x < count; ++x)
+    for (uint32_t y = x; y > 0 && before(entries + 5 * y, entries + 5 * (y - 1)); --y)
+      for (int k = 0; k < 5; ++k) {
+        int64_t swap = entries[5 * y + k];
+        entries[5 * y + k] = entries[5 * (y - 1) + k];
+        entries[5 * (y - 1) + k] = swap;
+      }
+  for (uint32_t k = 0; k < count; ++k) {
+    const int64_t *entry = scratchHandles_.data() + entriesAt + 5 * k;
+    uint32_t i = uint32_t(entry[3]);
+    uint32_t ruleId = uint32_t(entry[4]);
+    if (ev(ei).prevented)
+      break;
+    if (!inst(i).live)
+      continue;
+    const pack::Rule &rule = lp_rules[ruleId];
+    if (rule.oncePerChain && !pricing_ && actedInChain(ruleId, i, ev(ei).chain))
+      continue;
+    Frame f = frameFor(i, ei, ev(ei).chain);
+    if (rule.creditHolder) {
+      f.roots[LEDGER_SLOT_CREDIT] = inst(i).holder;
+      f.creditHolder = 1;
+    }
+    f.portions = ~0u;
+    // A rule naming types hears the portions of those types alone.
+    Event &e = ev(ei);
+    bool narrowed = e.portionCount > 0 && (rule.filter.having || rule.filter.unless);
+    Tags heard;
+    clearTags(heard);
+    if (narrowed) {
+      uint32_t mask = 0;
+      for (uint32_t p = 0; p < e.portionCount; ++p) {
+        const Portion &mine = portions_[e.portionsAt + p];
+        if (mine.gone)
+          continue;
+        Tags tb = mine.tags;
+        addTags(tb, lp_tags[Id(BuiltinTag::Damage)].closure);
+        for (uint32_t w = 0; w < tagWords(); ++w)
+          tb.w[w] |= e.tags.w[w];
+        for (uint32_t q = 0; q < e.portionCount; ++q)
+          if (q != p)
+            for (uint32_t w = 0; w < tagWords(); ++w)
+              tb.w[w] &= ~portions_[e.portionsAt + q].tags.w[w] | mine.tags.w[w];
+        if ((!rule.filter.having || carriesAll(tb, rule.filter.having)) &&
+            (!rule.filter.unless || !carriesAny(tb, rule.filter.unless))) {
+          mask |= 1u << p;
+          for (uint32_t w = 0; w < tagWords(); ++w)
+            heard.w[w] |= tb.w[w];
+        }
+      }
+      if (mask == 0)
+        continue;
+      f.portions = mask;
+      Tags swap = e.tags;
+      e.tags = heard;
+      heard = swap;
+    }
+    bool matches = runBody(rule.matchBody, f) != 0;
+    if (narrowed)
+      ev(ei).tags = heard;
+    if (!matches)
+      continue;
+    bool counted = covering_ && (!pricing_ || billing_);
+    if (counted)
+      ++coverage_[LEDGER_COVER_HEARD][ruleId];
+    if (rule.whenBody != kNoId && runBody(rule.whenBody, f) == 0)
+      continue;
+    if (rule.oncePerChain && !pricing_)
+      oncePerChain_.push({ruleId, i, ev(ei).chain});
+    uint64_t hand = counted ? handDigest(ev(ei)) : 0;
+    runSteps(rule.steps, f);
+    if (counted) {
+      ++coverage_[LEDGER_COVER_FIRED][ruleId];
+      coverage_[LEDGER_COVER_CHANGED][ruleId] += handDigest(ev(ei)) != hand;
+    }
+  }
+  scratchHandles_.truncate(entriesAt);
+}
+
+// What a before rule may change of the event in hand, as one number.
+uint64_t World::handDigest(const Event &e) const {
+  uint64_t h = 0xcbf29ce484222325ull;
+  auto mix = [&](uint64_t v) { h = (h ^ v) * 0x100000001b3ull; };
+  for (uint64_t v : {uint64_t(e.amount), uint64_t(e.prevented), uint64_t(e.subject),
+                     uint64_t(e.pool), uint64_t(0), uint64_t(kNoId), uint64_t(e.stacks),
+                     uint64_t(e.life.time), uint64_t(e.life.turns), uint64_t(e.life.count),
+                     uint64_t(e.portionCount), uint64_t(0)})
+    mix(v);
+  for (uint32_t w = 0; w < kMaxTagWords; ++w)
+    mix(w < tagWords() ? e.tags.w[w] : 0);
+  for (uint32_t p = 0; p < e.portionCount; ++p) {
+    const Portion &portion = portions_[e.portionsAt + p];
+    mix(uint64_t(portion.amount));
+    mix(portion.gone);
+    for (uint32_t w = 0; w < kMaxTagWords; ++w)
+      mix(w < tagWords() ? portion.tags.w[w] : 0);
+  }
+  return h;
+}
+
+// Death: a pool at its least, where a dies its holder holds hears it.
+void World::dieOrFall(uint32_t ei) {
+  Handle a = ev(ei).subject;
+  Id pool = ev(ei).pool;
+  if (!alive(a))
+    return;
+  for (uint32_t h = row(indexOf(a)).firstHeld; h; h = inst(h - 1).nextHeld) {
+    uint32_t i = h - 1;
+    const pack::Effect &ef = lp_effects[inst(i).effect];
+    if (ef.diesPool != pool || !working(i))
+      continue;
+    if (ef.diesEvent != kNoId) {
+      uint32_t queued = jobs_.size();
+      uint32_t d = newEvent(ef.diesEvent, a, ev(ei).source, ev(ei).credit, ev(ei).chain);
+      raiseEvent(d);
+      if (jobs_.size() == queued) {
+        destroyActor(a, ev(ei).chain);
+        return;
+      }
+      jobs_.push({0, a, 0, d});
+    } else {
+      destroyActor(a, ev(ei).chain);
+    }
+    return;
+  }
+}
+
+void World::land(uint32_t ei) {
+  Event &e = ev(ei);
+  switch (BuiltinEvent(e.kind)) {
+  case BuiltinEvent::Change: {
+    Handle a = e.subject;
+    if (!actor(a) || !hasPool(a, e.pool)) {
+      e.refusal = Refusal::NoPool;
+      return;
+    }
+    if (!alive(a)) {
+      e.refusal = Refusal::Gone;
+      return;
+    }
+    Id pool = e.pool;
+    int64_t least = poolLeast(a, pool);
+    PoolBounds bounds = landOnPool(ev(ei), a);
+    Event &landed = ev(ei);
+    bool isSet = carriesAll(landed.tags, lp_tags[Id(BuiltinTag::Set)].closure);
+    // prevents death: a hit that would leave the pool at its least, where a
+    // death hears that pool, lands one above it, and the effect ends Spent.
+    if (landed.after <= least && landed.before > least && !isSet) {
+      bool deathHears = false;
+      uint32_t preventer = kNone;
+      for (uint32_t h = row(indexOf(a)).firstHeld; h; h = inst(h - 1).nextHeld) {
+        uint32_t i = h - 1;
+        const pack::Effect &ef = lp_effects[inst(i).effect];
+        deathHears |= ef.diesPool == pool && working(i);
+        if (ef.preventsDeath && working(i) && !inst(i).ending && preventer == kNone)
+          preventer = i;
+      }
+      if (deathHears && preventer != kNone && !actor(a)->fallen) {
+        PoolSlot &slot = poolSlot(indexOf(a), pool);
+        slot.amount = clampPool(a, pool, least + kOne);
+        Event &held = ev(ei);
+        held.after = poolSlot(indexOf(a), pool).amount;
+        held.landed = held.before - held.after;
+        ++epoch_;
+        endInstance(preventer, Id(BuiltinTag::EndSpent), held.chain);
+        return;
+      }
+    }
+    Event &done = ev(ei);
+    if (done.after <= least && done.before > least) {
+      done.reached = Id(BuiltinEvent::Depleted);
+      for (uint32_t k = boundWatchAt_; k < boundWatch_.size(); ++k)
+        if (boundWatch_[k].actor == a && boundWatch_[k].pool == pool)
+          boundWatch_[k].aboveLeast = false;
+    } else {
+      int64_t most = maxSteadyOnLanding(pool) ? bounds.most : poolMost(a, pool);
+      if (most != INT64_MAX && done.after >= most && done.before < most)
+        ev(ei).reached = Id(BuiltinEvent::Filled);
+    }
+    return;
+  }
+  case BuiltinEvent::Apply:
+    if (!alive(e.subject)) {
+      e.refusal = Refusal::Gone;
+      return;
+    }
+    if (e.stacks == 0 || (e.stacks < 0 && !lp_effects[e.effect].stack.isSigned)) {
+      e.refusal = Refusal::NothingToApply;
+      return;
+    }
+    install(e, ei);
+    if (covering_ && ev(ei).refusal == Refusal::None)
+      ++coverage_[LEDGER_COVER_APPLIED][ev(ei).effect];
+    return;
+  default:
+    // A content event of an actor destroyed is refused as a change to it is
+    // (docs/readings.md 125).
+    if (e.kind >= Id(BuiltinEvent::Count) && e.subject != 0 && !alive(e.subject)) {
+      e.refusal = Refusal::Gone;
+      return;
+    }
+    if (e.kind == shape().turnEvent && e.kind != kNoId)
+      turnTaken(e.subject, e.chain);
+    return;
+  }
+}
+
+void World::queueAfter(uint32_t ei) {
+  uint32_t candAt = scratchIds_.size();
+  uint32_t n = candidates(ev(ei), decided::kAfter);
+  for (uint32_t c = 0; c < n; ++c) {
+    uint32_t i = scratchIds_[candAt + c];
+    if (!inst(i).live || !working(i))
+      continue;
+    const pack::Effect &ef = lp_effects[inst(i).effect];
+    for (uint32_t r = 0; r < ef.ruleCount; ++r) {
+      const pack::Rule &rule = lp_rules[ef.rulesBegin + r];
+      if (rule.kind != pack::RuleKind::After && rule.kind != pack::RuleKind::EndsOn &&
+          rule.kind != pack::RuleKind::Each)
+        continue;
+      if (!hearsKind(rule.filter, ev(ei)))
+        continue;
+      Frame f = frameFor(i, ei, ev(ei).chain);
+      if (runBody(rule.matchBody, f) == 0)
+        continue;
+      if (covering_)
+        ++coverage_[LEDGER_COVER_HEARD][ef.rulesBegin + r];
+      jobs_.push({instanceHandle(i), 0, ef.rulesBegin + r, ei});
+    }
+  }
+  scratchIds_.truncate(candAt);
+}
+
+void World::runJob(const Job &job) {
+  if (job.instance == 0) {
+    destroyActor(job.actor, ev(job.event).chain);
+    return;
+  }
+  InstHead *in = instance(job.instance);
+  if (!in)
+    return;
+  uint32_t i = indexOf(job.instance);
+  if (!working(i) || !alive(in->holder))
+    return;
+  const pack::Rule &rule = lp_rules[job.rule];
+  uint32_t chain = ev(job.event).chain;
+  if (rule.oncePerChain && actedInChain(job.rule, i, chain))
+    return;
+  Frame f = frameFor(i, job.event, chain);
+  if (rule.creditHolder)
+    f.roots[LEDGER_SLOT_CREDIT] = inst(i).holder;
+  if (rule.whenBody != kNoId && runBody(rule.whenBody, f) == 0)
+    return;
+  if (rule.oncePerChain)
+    oncePerChain_.push({job.rule, i, chain});
+  uint64_t journaled = journalCount_;
+  switch (rule.kind) {
+  case pack::RuleKind::After:
+    runRule(job.rule, f);
+    return;
+  case pack::RuleKind::EndsOn:
+    endInstance(i, Id(BuiltinTag::EndBroken), chain, Taking::Stoppable);
+    break;
+  case pack::RuleKind::Each: {
+    int64_t spent = runBody(rule.countBody, f);
+    if (spent > 0)
+      takeStacks(i, spent, Id(BuiltinTag::EndSpent), chain, Taking::Stoppable);
+    break;
+  }
+  default:
+    break;
+  }
+  if (covering_) {
+    ++coverage_[LEDGER_COVER_FIRED][job.rule];
+    coverage_[LEDGER_COVER_CHANGED][job.rule] += journalCount_ != journaled;
+  }
+}
+
+// Lifetimes counted in events: each matching event lands one off.
+void World::countDown(uint32_t ei) {
+  if (counting_ == 0)
+    return;
+  uint32_t at = scratchIds_.size();
+  const Handle who[3] = {ev(ei).subject, ev(ei).source, ev(ei).credit};
+  for (int k = 0; k < 3; ++k) {
+    Handle a = who[k];
+    if (a == 0 || (k > 0 && a == who[0]) || (k > 1 && a == who[1]) || !actor(a))
+      continue;
+    for (uint32_t h = row(indexOf(a)).firstHeld; h; h = inst(h - 1).nextHeld)
+      if (!inst(h - 1).ending && inst(h - 1).countLeft >= 0)
+        scratchIds_.push(h - 1);
+  }
+  uint32_t n = scratchIds_.size() - at;
+  for (uint32_t x = at + 1; x < at + n; ++x)
+    for (uint32_t y = x; y > at && inst(scratchIds_[y]).seq < inst(scratchIds_[y - 1]).seq; --y) {
+      uint32_t swap = scratchIds_[y];
+      scratchIds_[y] = scratchIds_[y - 1];
+      scratchIds_[y - 1] = swap;
+    }
+  for (uint32_t c = 0; c < n; ++c) {
+    uint32_t i = scratchIds_[at + c];
+    if (!inst(i).live || inst(i).countLeft <= 0)
+      continue;
+    const InstHead &in = inst(i);
+    const pack::Effect &ef = lp_effects[in.effect];
+    const Event &e = ev(ei);
+    bool counts;
+    if (in.countEvent != kNoId)
+      counts = e.kind == in.countEvent && e.subject == in.holder && !e.prevented;
+    else if (in.countTag != kNoId)
+      counts = hasTag(e.tags, in.countTag) && e.subject == in.holder && !e.prevented;
+    else if (ef.lasts.kind == pack::LastsKind::Count && hearsKind(ef.lasts.countFilter, e)) {
+      Frame f = frameFor(i, ei, e.chain);
+      counts = runBody(ef.lasts.countMatchBody, f) != 0;
+    } else
+      counts = false;
+    if (ev(ei).kind == Id(BuiltinEvent::Apply) && ev(ei).instance == instanceHandle(i))
+      counts = false; // its own Apply doesn't count
+    if (!counts)
+      continue;
+    if (--inst(i).countLeft == 0)
+      endInstance(i, Id(BuiltinTag::EndExpired), ev(ei).chain);
+  }
+  scratchIds_.truncate(at);
+}
+
+void World::turnTaken(Handle a, uint32_t chain) {
+  if (!alive(a))
+    return;
+  uint32_t at = scratchIds_.size();
+  for (uint32_t h = row(indexOf(a)).firstHeld; h; h = inst(h - 1).nextHeld) {
+    InstHead &in = inst(h - 1);
+    if (in.turnsLeft > 0 && --in.turnsLeft == 0)
+      scratchIds_.push(h - 1);
+  }
+  uint32_t n = scratchIds_.size() - at;
+  for (uint32_t k = 0; k < n; ++k)
+    endInstance(scratchIds_[at + k], Id(BuiltinTag::EndExpired), chain);
+  scratchIds_.truncate(at);
+}
+
+// The Depleted or Filled a change's landing set off, and the death hearing it.
+void World::raiseReached(uint32_t ei) {
+  uint32_t d = newEvent(ev(ei).reached, ev(ei).subject, ev(ei).source, ev(ei).credit,
+                        ev(ei).chain);
+  ev(d).pool = ev(ei).pool;
+  if (raiseEvent(d) == Refusal::None && ev(d).kind == Id(BuiltinEvent::Depleted))
+    dieOrFall(d);
+}
+
+// An event counted against its chain's budget; false: the chain is past its
+// budget, and the world has ended it.
+bool World::withinBudget(uint32_t ei) {
+  uint32_t chain = ev(ei).chain;
+  uint32_t at = chain >= chainBase_ ? chain - chainBase_ : 0;
+  if (at >= chainCounts_.size())
+    chainCounts_.resize(at + 1, 0);
+  if (++chainCounts_[at] > kChainBudget) {
+    if (chainCounts_[at] == kChainBudget + 1) {
+      static const char words[] = "a chain raised more than 1000 events, and the world ended it";
+      static_assert(kChainBudget == 1000);
+      fault(Refusal::ChainBudget, words, sizeof words - 1, rulesName_);
+    }
+    return false;
+  }
+  return true;
+}
+
+// One event through the pipeline: changed by before rules, landed,
+// journaled, its after rules queued.
+Refusal World::raiseEvent(uint32_t ei) {
+  bool counted = ev(ei).kind == Id(BuiltinEvent::Remove) && ev(ei).beforeHeard;
+  if (!counted && !withinBudget(ei))
+    return Refusal::ChainBudget;
+  ev(ei).sent = ev(ei).amount;
+  if (inPreventedChain(ev(ei)))
+    return Refusal::Prevented;
+  if (!ev(ei).beforeHeard) {
+    runBefore(ei);
+    // A Remove raised once its instance has come off whatever a rule says:
+    // what its before rules did to it changes nothing (docs/readings.md 142).
+    if (ev(ei).kind == Id(BuiltinEvent::Remove)) {
+      Event &forced = ev(ei);
+      forced.prevented = 0;
+      forced.amount = forced.stacks = forced.sent;
+    }
+  }
+  if (ev(ei).prevented) {
+    journalEvent(ev(ei));
+    queueAfter(ei);
+    countDown(ei);
+    return Refusal::Prevented;
+  }
+  land(ei);
+  if (ev(ei).refusal != Refusal::None)
+    return ev(ei).refusal;
+  journalEvent(ev(ei));
+  queueAfter(ei);
+  countDown(ei);
+  runStart(ei);
+  if (ev(ei).reached != kNoId) {
+    if (deferReached_)
+      reachedLater_.push(ei);
+    else
+      raiseReached(ei);
+  }
+  if (boundWatchAt_ < boundWatch_.size())
+    reachBounds(ev(ei).source, ev(ei).credit, ev(ei).chain);
+  return Refusal::None;
+}
+
+} // namespace ledger::cw

@@ -1,0 +1,669 @@
+// Values: stats worked out from their base and the terms their holder's
+// effects contribute, cached until what they read changes; pools as an
+// amount at an anchor, drifting in closed form from there.
+#include "world.h"
+
+namespace ledger::cw {
+
+using pack::ModOp;
+using rt::add;
+using rt::div;
+using rt::mul;
+using rt::sub;
+
+namespace {
+// a * b / c, rounded half to even, through 128 bits.
+int64_t mulDiv(int64_t a, int64_t b, int64_t c) {
+  if (c == 0)
+    return 0;
+  __int128 n = __int128(a) * b;
+  __int128 q = n / c, r = n % c;
+  __int128 twice = (r < 0 ? -r : r) * 2, d = c < 0 ? -__int128(c) : __int128(c);
+  bool negative = (n < 0) != (c < 0);
+  if (twice > d || (twice == d && (q % 2 != 0)))
+    q += negative ? -1 : 1;
+  if (q > INT64_MAX || q < INT64_MIN)
+    return 0;
+  return int64_t(q);
+}
+
+// A value times a factor count times, each product rounded (a count below
+// zero divides by it as many times); a run that reaches a value the factor
+// keeps, or one it swings between two of, ends there.
+int64_t applyFactor(int64_t v, int64_t factor, int64_t count, NumberFault &fault) {
+  bool divide = count < 0;
+  int64_t n = divide ? -count : count;
+  int64_t before = v;
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t next = divide ? div(v, factor, fault) : mul(v, factor, fault);
+    if (next == v)
+      return v;
+    if (k > 0 && next == before)
+      return (n - k - 1) % 2 == 0 ? next : v;
+    before = v;
+    v = next;
+  }
+  return v;
+}
+
+int64_t clamp128(__int128 x, int64_t low, int64_t high) {
+  return int64_t(x < low ? low : x > high ? high : x);
+}
+} // namespace
+
+Tags World::tagsOf(Handle a) {
+  Tags bits;
+  clearTags(bits);
+  ActorHead *ac = actor(a);
+  if (!ac)
+    return bits;
+  uint32_t ai = indexOf(a);
+  uint64_t *cached = tagCache(ai);
+  if (ac->tagCacheEpoch == ac->tagsEpoch) {
+    for (uint32_t w = 0; w < tagWords(); ++w)
+      bits.w[w] = cached[w];
+    return bits;
+  }
+  if (ac->archetype != kNoId)
+    addTags(bits, lp_archetypes[ac->archetype].tags);
+  for (uint32_t i = ac->firstHeld; i; i = inst(i - 1).nextHeld)
+    if (working(i - 1))
+      addTags(bits, lp_effects[inst(i - 1).effect].tags);
+  if (ac->fallen)
+    addTags(bits, lp_tags[Id(pack::BuiltinTag::Fallen)].closure);
+  for (uint32_t w = 0; w < tagWords(); ++w)
+    cached[w] = bits.w[w];
+  ac->tagCacheEpoch = ac->tagsEpoch;
+  return bits;
+}
+
+bool World::carries(Handle a, Id tag) { return hasTag(tagsOf(a), tag); }
+
+int64_t World::base(Handle a, Id v) {
+  Id body = lp_archetypeBase[size_t(actor(a)->archetype) * shape().valueCount + v];
+  return body != kNoId ? boundOf(a, body) : lp_values[v].defaultValue;
+}
+
+int64_t World::rounded(Id v, int64_t x) const {
+  NumberFault fault = NumberFault::None;
+  switch (lp_values[v].whole) {
+  case pack::Rounding::None:
+    return x;
+  case pack::Rounding::Floor:
+    return rt::floorWhole(x, fault);
+  case pack::Rounding::Ceil:
+    return rt::ceilWhole(x, fault);
+  case pack::Rounding::Trunc:
+    return rt::truncWhole(x);
+  case pack::Rounding::Round:
+    return rt::roundWhole(x, fault);
+  }
+  return x;
+}
+
+// Values read inside values: past kValueNesting the read is a fault and
+// reads 0 (docs/readings.md).
+bool World::faultNesting() {
+  static const char words[] = "Value: a value read inside itself, 64 values deep";
+  static_assert(kValueNesting == 64);
+  LedgerJournalEntry j{};
+  j.tick = now_;
+  j.fault = 1;
+  j.event = j.effect = j.ability = j.pool = kNoId;
+  j.note = kNoId;
+  record(j, nullptr, words, sizeof words - 1);
+  return true;
+}
+
+int64_t World::boundOf(Handle a, Id body) {
+  const decided::Plain &plain = lp_plain[body];
+  if (plain.kind == 1)
+    return plain.number;
+  ++valueNesting_;
+  int64_t v = 0;
+  if (!(valueNesting_ > kValueNesting && faultNesting())) {
+    if (plain.kind == 2) {
+      v = computeStat(a, plain.stat);
+    } else {
+      Frame f{};
+      f.event = f.propsEvent = -1;
+      f.roots[LEDGER_SLOT_HOLDER] = a;
+      f.roots[LEDGER_SLOT_CREDIT] = a;
+      v = runBody(body, f);
+    }
+  }
+  --valueNesting_;
+  return v;
+}
+
+// A stat now: read from its cache where what it reads hasn't changed.
+int64_t World::computeStat(Handle a, Id stat) {
+  ActorHead *ac = actor(a);
+  if (ac) {
+    uint8_t kind = lp_statCache[stat];
+    if (kind != 3) {
+      uint64_t stamp = kind == 0 ? ac->epoch : kind == 1 ? ac->epoch + shapeEpoch_ : epoch_;
+      StatSlot &slot = statSlot(indexOf(a), stat);
+      if (slot.stamp == stamp + 1)
+        return slot.value;
+    }
+  }
+  return computeStatAfresh(a, stat);
+}
+
+// A stat: its base, then the terms of its holder's working effects, in the
+// order docs/readings.md gives: base terms replace the base, adds, the sum of
+// percents, factors one by one, `=` over all, then at least and at most, then
+// the stat's own bounds and rounding.
+int64_t World::computeStatAfresh(Handle a, Id stat) {
+  ActorHead *ac = actor(a);
+  if (!ac)
+    return 0;
+  ++valueNesting_;
+  if (valueNesting_ > kValueNesting && faultNesting()) {
+    --valueNesting_;
+    return 0;
+  }
+  uint32_t ai = indexOf(a);
+  uint8_t kind = lp_statCache[stat];
+  uint64_t stamp = kind == 0 ? ac->epoch : kind == 1 ? ac->epoch + shapeEpoch_ : epoch_;
+  const pack::Value &value = lp_values[stat];
+  NumberFault fault = NumberFault::None;
+  int64_t b = base(a, stat);
+  int64_t v;
+  if (lp_termsBegin[stat] == lp_termsBegin[stat + 1]) {
+    v = b;
+  } else {
+    int64_t adds = 0, percents = 0;
+    bool set = false, baseSet = false;
+    int64_t setTo = 0, atLeast = INT64_MIN, atMost = INT64_MAX;
+    uint64_t setSeq = 0, baseSeq = 0;
+    // Factors in the order met: each rounds as it is applied.
+    uint32_t factorsAt = scratchHandles_.size();
+    struct Strongest {
+      bool any;
+      int64_t distance, amount;
+      ModOp op;
+      bool percent;
+      int64_t count;
+    };
+    // Categories past 64 leave the catalog on the generic path.
+    Strongest strongest[64];
+    uint32_t categoryCount = 0;
+    auto addTerm = [&](ModOp op, bool percent, int64_t amount, uint64_t seq, int64_t count) {
+      switch (op) {
+      case ModOp::Add:
+        (percent ? percents : adds) = add(percent ? percents : adds, amount, fault);
+        break;
+      case ModOp::Sub:
+        (percent ? percents : adds) = sub(percent ? percents : adds, amount, fault);
+        break;
+      case ModOp::Mul:
+        scratchHandles_.push(amount);
+        scratchHandles_.push(count);
+        break;
+      case ModOp::Set:
+        if (!set || seq > setSeq) {
+          set = true;
+          setTo = amount;
+          setSeq = seq;
+        }
+        break;
+      case ModOp::Base:
+        if (!baseSet || seq > baseSeq) {
+          baseSet = true;
+          b = amount;
+          baseSeq = seq;
+        }
+        break;
+      case ModOp::AtLeast:
+        atLeast = atLeast > amount ? atLeast : amount;
+        break;
+      case ModOp::AtMost:
+        atMost = atMost < amount ? atMost : amount;
+        break;
+      }
+    };
+    for (uint32_t h = ac->firstHeld; h; h = inst(h - 1).nextHeld) {
+      uint32_t i = h - 1;
+      if (!working(i))
+        continue;
+      Id effect = inst(i).effect;
+      const pack::Effect &e = lp_effects[effect];
+      for (uint32_t m = 0; m < e.modifierCount; ++m) {
+        const pack::Modifier &mod = lp_modifiers[e.modifiersBegin + m];
+        if (mod.stat != stat)
+          continue;
+        Frame f = frameFor(i, -1, 0);
+        int64_t amount = runBody(mod.amountBody, f);
+        int64_t count = 1;
+        int64_t stacks = inst(i).stacks;
+        if (!mod.flat) {
+          if (mod.op == ModOp::Mul)
+            count = stacks / kOne;
+          else if (mod.op == ModOp::Add || mod.op == ModOp::Sub)
+            amount = mul(amount, stacks, fault);
+        }
+        if (mod.category != kNoId) {
+          if (categoryCount <= mod.category) {
+            for (uint32_t c = categoryCount; c <= mod.category; ++c)
+              strongest[c].any = false;
+            categoryCount = mod.category + 1;
+          }
+          Strongest &s = strongest[mod.category];
+          int64_t signedAmount = mod.op == ModOp::Sub ? -amount : amount;
+          int64_t whole = mod.op == ModOp::Mul ? applyFactor(kOne, amount, count, fault) : 0;
+          int64_t distance = mod.op == ModOp::Mul
+                                 ? (whole <= 0 ? INT64_MAX : whole >= kOne ? whole : div(kOne, whole, fault))
+                                 : (signedAmount < 0 ? -signedAmount : signedAmount);
+          if (mod.op == ModOp::Mul)
+            signedAmount = whole;
+          int64_t held = s.op == ModOp::Sub   ? -s.amount
+                         : s.op == ModOp::Mul ? applyFactor(kOne, s.amount, s.count, fault)
+                                              : s.amount;
+          if (!s.any || distance > s.distance || (distance == s.distance && signedAmount > held))
+            s = {true, distance, amount, mod.op, mod.percent, count};
+          continue;
+        }
+        addTerm(mod.op, mod.percent, amount, inst(i).seq, count);
+      }
+    }
+    for (uint32_t c = 0; c < categoryCount; ++c)
+      if (strongest[c].any)
+        addTerm(strongest[c].op, strongest[c].percent, strongest[c].amount, 0, strongest[c].count);
+    v = add(b, adds, fault);
+    if (percents != 0)
+      v = mul(v, add(kOne, percents, fault), fault);
+    for (uint32_t k = factorsAt; k < scratchHandles_.size(); k += 2)
+      v = applyFactor(v, scratchHandles_[k], scratchHandles_[k + 1], fault);
+    scratchHandles_.truncate(factorsAt);
+    if (set)
+      v = setTo;
+    v = v > atLeast ? v : atLeast;
+    v = v < atMost ? v : atMost;
+  }
+  if (value.minBody != kNoId) {
+    int64_t least = boundOf(a, value.minBody);
+    v = v > least ? v : least;
+  }
+  if (value.maxBody != kNoId) {
+    int64_t most = boundOf(a, value.maxBody);
+    v = v < most ? v : most;
+  }
+  v = rounded(stat, v);
+  StatSlot &slot = statSlot(ai, stat);
+  slot.value = v;
+  slot.stamp = stamp + 1;
+  --valueNesting_;
+  return v;
+}
+
+int64_t World::poolLeast(Handle a, Id pool) {
+  const pack::Value &p = lp_values[pool];
+  return p.minBody == kNoId ? 0 : boundOf(a, p.minBody);
+}
+
+int64_t World::poolMost(Handle a, Id pool) {
+  const pack::Value &p = lp_values[pool];
+  return p.maxBody == kNoId ? INT64_MAX : boundOf(a, p.maxBody);
+}
+
+int64_t World::poolNow(Handle a, Id pool) {
+  ActorHead *ac = actor(a);
+  if (!ac || !poolSlot(indexOf(a), pool).has)
+    return 0;
+  return poolNowWithin(a, pool, poolBounds(a, pool));
+}
+
+// A destroyed actor's pools "stand where they stood".
+int64_t World::poolNowWithin(Handle a, Id pool, PoolBounds bounds) {
+  if (!actor(a)->live)
+    return poolSlot(indexOf(a), pool).amount;
+  return clampWithin(pool, poolDrifted(a, pool, bounds), bounds);
+}
+
+int64_t World::poolDrifted(Handle a, Id pool, PoolBounds bounds) {
+  const pack::Value &p = lp_values[pool];
+  PoolSlot &slot = poolSlot(indexOf(a), pool);
+  int64_t amount = slot.amount;
+  NumberFault fault = NumberFault::None;
+  if (p.drifts()) {
+    int64_t nowAt = poolClock(a);
+    if (nowAt > slot.at)
+      amount = drifted(a, pool, amount, slot.at, nowAt, bounds, fault);
+  }
+  if (p.rise == pack::Rise::Heal && p.maxBody != kNoId && bounds.most > slot.max)
+    amount = add(amount, bounds.most - slot.max, fault);
+  return amount;
+}
+
+int64_t World::regenPeriod(Handle a, Id pool) {
+  const pack::Value &v = lp_values[pool];
+  return v.regenPeriodBody == kNoId ? v.regenPeriod : boundOf(a, v.regenPeriodBody);
+}
+
+int64_t World::refillPeriod(Handle a, Id pool) {
+  const pack::Value &v = lp_values[pool];
+  return v.refillPeriodBody == kNoId ? v.refillPeriod : boundOf(a, v.refillPeriodBody);
+}
+
+// A pool's amount at its clock's `from`, drifted to `to`: a regen's rate
+// over its period, a refill's amount on each multiple of its period passed;
+// a regen and a refill pulling apart stepped refill by refill
+// (docs/readings.md 141).
+int64_t World::drifted(Handle a, Id pool, int64_t amount, int64_t from, int64_t to,
+                       PoolBounds bounds, NumberFault &fault) {
+  const pack::Value &p = lp_values[pool];
+  int64_t perRegen = p.regenStat != kNoId ? regenPeriod(a, pool) : 0;
+  int64_t rate = perRegen > 0 ? computeStat(a, p.regenStat) : 0;
+  int64_t perRefill = p.refills() ? refillPeriod(a, pool) : 0;
+  int64_t refill = perRefill > 0 ? p.refillAmount : 0;
+  if (rate == 0 || refill == 0 || (rate < 0) == (refill < 0)) {
+    if (rate != 0)
+      amount = add(amount, mulDiv(rate, to - from, perRegen), fault);
+    if (refill != 0)
+      amount = add(amount, mul(refill, (to / perRefill - from / perRefill) * kOne, fault), fault);
+    return amount;
+  }
+  int64_t most = bounds.most > bounds.least ? bounds.most : bounds.least;
+  auto held = [&](__int128 x) { return clamp128(x, bounds.least, most); };
+  int64_t x = amount;
+  int64_t k = from / perRefill, last = to / perRefill;
+  if (k < last) {
+    x = held(__int128(x) + mulDiv(rate, (k + 1) * perRefill - from, perRegen));
+    x = held(__int128(x) + refill);
+    from = (k + 1) * perRefill;
+    int64_t stretch = mulDiv(rate, perRefill, perRegen);
+    __int128 step = __int128(stretch) + refill;
+    __int128 low = stretch < step ? __int128(stretch) : step;
+    __int128 high = stretch < step ? step : __int128(stretch);
+    for (int64_t left = last - k - 1; left > 0;) {
+      __int128 free = 0;
+      if (x + low >= bounds.least && x + high <= most)
+        free = step > 0   ? (most - high - x) / step + 1
+               : step < 0 ? (x + low - bounds.least) / -step + 1
+                          : left;
+      if (free > 0) {
+        int64_t run = int64_t(free < left ? free : left);
+        x = held(x + step * run);
+        left -= run;
+        continue;
+      }
+      int64_t next = held(__int128(held(__int128(x) + stretch)) + refill);
+      if (next == x)
+        break;
+      x = next;
+      --left;
+    }
+    from = last * perRefill;
+  }
+  return held(__int128(x) + mulDiv(rate, to - from, perRegen));
+}
+
+void World::settlePools(Handle a) {
+  if (!actor(a))
+    return;
+  for (Id p = 0; p < shape().valueCount; ++p)
+    if (lp_values[p].kind == pack::ValueKind::Pool)
+      settlePool(a, p);
+}
+
+World::PoolBounds World::settlePool(Handle a, Id p) {
+  uint32_t ai = indexOf(a);
+  if (!poolSlot(ai, p).has)
+    return {};
+  PoolBounds bounds = poolBounds(a, p);
+  int64_t amount = actor(a) ? poolNowWithin(a, p, bounds) : 0;
+  PoolSlot &slot = poolSlot(ai, p);
+  slot.amount = amount;
+  if (lp_values[p].drifts())
+    slot.at = poolClock(a);
+  slot.max = bounds.most;
+  return bounds;
+}
+
+void World::markTouched(uint32_t ai) {
+  if (!row(ai).touched) {
+    row(ai).touched = 1;
+    touched_.push(ai);
+  }
+}
+
+void World::touch(Handle a) {
+  wakeAutos(a);
+  settlePools(a);
+  watchBounds(a);
+  ++epoch_;
+  if (ActorHead *ac = actor(a)) {
+    markTouched(indexOf(a));
+    ++ac->epoch;
+    ++ac->tagsEpoch;
+  }
+}
+
+void World::touchFor(Handle a, Id effect) {
+  wakeAutos(a);
+  if (lp_inert[effect] && !shape().poolsReadWorld) {
+    ++epoch_;
+    if (ActorHead *ac = actor(a); ac && lp_effects[effect].tags)
+      ++ac->tagsEpoch;
+    return;
+  }
+  touch(a);
+}
+
+// A change to one pool alone: the holder's other pools drift on as they were.
+World::PoolBounds World::touchPool(Handle a, Id pool) {
+  wakeAutos(a);
+  PoolBounds bounds;
+  if (shape().poolsReadWorld) {
+    // Settling one pool moves no amount another's bound reads.
+    for (Id p = 0; actor(a) && p < shape().valueCount; ++p)
+      if (lp_values[p].kind == pack::ValueKind::Pool) {
+        PoolBounds settled = settlePool(a, p);
+        if (p == pool)
+          bounds = settled;
+      }
+  } else {
+    bounds = settlePool(a, pool);
+  }
+  ++epoch_;
+  if (actor(a))
+    markTouched(indexOf(a));
+  return bounds;
+}
+
+// Each of a's pools with a bound, as it stands before what its bounds read
+// changes; reachBounds reads them again once the change is done.
+void World::watchBounds(Handle a) {
+  if (!alive(a))
+    return;
+  uint32_t ai = indexOf(a);
+  for (Id p = 0; p < shape().valueCount; ++p) {
+    const pack::Value &v = lp_values[p];
+    if (v.kind != pack::ValueKind::Pool || !poolSlot(ai, p).has ||
+        (v.minBody == kNoId && v.maxBody == kNoId))
+      continue;
+    bool watched = false;
+    for (uint32_t k = boundWatchAt_; k < boundWatch_.size() && !watched; ++k)
+      watched = boundWatch_[k].actor == a && boundWatch_[k].pool == p;
+    if (!watched)
+      boundWatch_.push({a, p, poolSlot(ai, p).amount > poolLeast(a, p)});
+  }
+}
+
+// A watched pool its moved bounds leave at its least reaches it: its
+// Depleted, credited as the change that moved them, and the death hearing it.
+void World::reachBounds(Handle source, Handle credit, uint32_t chain) {
+  while (boundWatchAt_ < boundWatch_.size()) {
+    BoundWatch w = boundWatch_[boundWatchAt_++];
+    if (!w.aboveLeast || !alive(w.actor) || poolNow(w.actor, w.pool) > poolLeast(w.actor, w.pool))
+      continue;
+    settlePool(w.actor, w.pool);
+    uint32_t d = newEvent(Id(pack::BuiltinEvent::Depleted), w.actor, source, credit, chain);
+    ev(d).pool = w.pool;
+    if (raiseEvent(d) == Refusal::None)
+      dieOrFall(d);
+  }
+  boundWatch_.clear();
+  boundWatchAt_ = 0;
+}
+
+// The world time a pool's drift brings it from `amount` to `to`, or -1
+// where it never does.
+int64_t World::driftReaches(Handle a, Id p, int64_t rate, int64_t amount, int64_t to) {
+  const pack::Value &v = lp_values[p];
+  int64_t at = poolClock(a), due = -1;
+  int64_t perRegen = v.regenStat != kNoId ? regenPeriod(a, p) : 0;
+  int64_t perRefill = v.refills() ? refillPeriod(a, p) : 0;
+  if (perRegen <= 0)
+    rate = 0;
+  int64_t gap = rate > 0 ? to - amount : rate < 0 ? amount - to : 0;
+  if (rate != 0 && gap > 0) {
+    int64_t r = rate > 0 ? rate : -rate;
+    __int128 need = (__int128(gap) * perRegen + r - 1) / r;
+    due = at + int64_t(need);
+  }
+  if (perRefill > 0 && v.refillAmount != 0) {
+    int64_t refilled = -1;
+    bool apart = rate != 0 && (rate < 0) != (v.refillAmount < 0);
+    if (apart || (rate != 0 && gap > 0)) {
+      refilled = (at / perRefill + 1) * perRefill;
+    } else if (rate == 0 && v.refillAmount > 0 && amount < to) {
+      int64_t steps = (to - amount + v.refillAmount - 1) / v.refillAmount;
+      refilled = (at / perRefill + steps) * perRefill;
+    } else if (rate == 0 && v.refillAmount < 0 && amount > to) {
+      int64_t steps = (amount - to - v.refillAmount - 1) / -v.refillAmount;
+      refilled = (at / perRefill + steps) * perRefill;
+    }
+    if (refilled >= 0)
+      due = due < 0 ? refilled : (due < refilled ? due : refilled);
+  }
+  return due < 0 ? -1 : actor(a)->madeAt * tickTime_ + due;
+}
+
+// Where a pool's drift will reach a bound, a timer at that tick.
+void World::schedulePoolBounds(Handle a) {
+  if (!alive(a))
+    return;
+  uint32_t ai = indexOf(a);
+  for (uint32_t k = 0; k < lp_driftingPoolCount; ++k) {
+    Id p = lp_driftingPools[k];
+    if (!poolSlot(ai, p).has)
+      continue;
+    PoolBounds bounds = poolBounds(a, p);
+    int64_t drifted = poolDrifted(a, p, bounds);
+    int64_t amount = clampWithin(p, drifted, bounds);
+    int64_t most = bounds.most > bounds.least ? bounds.most : bounds.least;
+    // Its bounds moved past it: it drifts on from where they hold it
+    // (reading 102).
+    if (drifted < bounds.least || drifted > most)
+      settlePool(a, p);
+    int64_t worldAt = -1;
+    int64_t rate = lp_values[p].regenStat != kNoId ? computeStat(a, lp_values[p].regenStat) : 0;
+    bool down = rate < 0 || (rate == 0 && lp_values[p].refillAmount < 0);
+    if (down || bounds.most != INT64_MAX)
+      worldAt = driftReaches(a, p, rate, amount, down ? bounds.least : bounds.most);
+    PoolSlot &slot = poolSlot(ai, p);
+    if (slot.due == worldAt)
+      continue;
+    bool atBound = down ? amount <= bounds.least : amount >= bounds.most;
+    if (worldAt < 0 && atBound && slot.due >= 0 && slot.due <= worldTime())
+      continue;
+    ++slot.version;
+    slot.due = worldAt;
+    if (worldAt < 0)
+      continue;
+    pushTimer({worldAt, 0, 0, a, p, slot.version, 0, TimerKind::PoolBound});
+  }
+}
+
+void World::firePoolBound(const Timer &tm) {
+  Handle a = tm.instance;
+  Id p = tm.rule;
+  if (!alive(a) || poolSlot(indexOf(a), p).version != tm.version)
+    return;
+  poolSlot(indexOf(a), p).due = -1;
+  beginMoment();
+  uint32_t chain = ++chains_;
+  int64_t amount = poolNow(a, p);
+  if (amount <= poolLeast(a, p)) {
+    uint32_t d = newEvent(Id(pack::BuiltinEvent::Depleted), a, 0, 0, chain);
+    ev(d).pool = p;
+    if (raiseEvent(d) == Refusal::None)
+      dieOrFall(d);
+  } else if (amount >= poolMost(a, p)) {
+    uint32_t d = newEvent(Id(pack::BuiltinEvent::Filled), a, 0, 0, chain);
+    ev(d).pool = p;
+    raiseEvent(d);
+  }
+  if (lp_values[p].regenStat != kNoId && lp_values[p].refills())
+    schedulePoolBounds(a);
+  endMoment();
+}
+
+bool World::maximum(Handle a, Id v, int64_t &out) {
+  if (!actor(a) || lp_values[v].maxBody == kNoId)
+    return false;
+  out = boundOf(a, lp_values[v].maxBody);
+  return true;
+}
+
+int64_t World::value(Handle a, Id v) {
+  if (!actor(a))
+    return 0;
+  if (lp_values[v].kind == pack::ValueKind::Pool)
+    return poolNow(a, v);
+  return computeStat(a, v);
+}
+
+bool World::maxSteadyOnLanding(Id pool) const {
+  Id body = lp_values[pool].maxBody;
+  if (body == kNoId)
+    return true;
+  const decided::Plain &plain = lp_plain[body];
+  return plain.kind == 1 || (plain.kind == 2 && lp_statCache[plain.stat] == 0);
+}
+
+// A change lands: its portions summed, the pool moved within its bounds, and
+// what it took and what its bound refused written on the event.
+World::PoolBounds World::landOnPool(Event &e, Handle a) {
+  PoolBounds bounds = touchPool(a, e.pool);
+  PoolSlot &slot = poolSlot(indexOf(a), e.pool);
+  int64_t before = slot.amount;
+  NumberFault fault = NumberFault::None;
+  int64_t amount = 0;
+  for (uint32_t p = 0; p < e.portionCount; ++p)
+    amount = add(amount, portions_[e.portionsAt + p].amount, fault);
+  if (e.portionCount == 0)
+    amount = e.amount;
+  e.amount = amount;
+  int64_t target;
+  bool lowers = carriesAll(e.tags, lp_tags[Id(pack::BuiltinTag::Damage)].closure) ||
+                carriesAll(e.tags, lp_tags[Id(pack::BuiltinTag::Loss)].closure) ||
+                carriesAll(e.tags, lp_tags[Id(pack::BuiltinTag::Cost)].closure);
+  bool isSet = carriesAll(e.tags, lp_tags[Id(pack::BuiltinTag::Set)].closure);
+  if (isSet) {
+    target = amount;
+  } else if (lowers) {
+    target = sub(before, amount, fault);
+  } else {
+    int64_t room = amount;
+    if (e.upTo != INT64_MAX) {
+      room = sub(e.upTo, before, fault);
+      room = room > 0 ? room : 0;
+    }
+    target = add(before, amount < room ? amount : room, fault);
+  }
+  int64_t after = clampWithin(e.pool, target, bounds);
+  poolSlot(indexOf(a), e.pool).amount = after;
+  e.before = before;
+  e.onPool = 1;
+  e.after = after;
+  e.landed = isSet ? after - before : (lowers ? before - after : after - before);
+  e.overflow = isSet ? 0 : amount - e.landed;
+  ++epoch_;
+  return bounds;
+}
+
+} // namespace ledger::cw

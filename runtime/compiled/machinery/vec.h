@@ -1,0 +1,156 @@
+// A growable array, its memory the host's (LedgerHost's allocator): the
+// machinery's storage. Its items move as it grows, as bytes: none may point
+// into itself. Nothing here runs per event once a world has grown to its
+// size.
+#pragma once
+
+#include "compiled/engine_abi.h"
+
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <type_traits>
+
+namespace ledger::cw {
+
+// The host a world's memory comes from: one for the process, handed to
+// every world the runtime makes.
+extern const LedgerHost *gHost;
+
+[[noreturn]] inline void outOfMemory() { __builtin_trap(); }
+
+inline void *reallocate(void *block, uint64_t bytes) {
+  void *p = gHost->reallocate(gHost->context, block, bytes);
+  if (!p && bytes)
+    outOfMemory();
+  return p;
+}
+
+template <typename T> class Vec {
+public:
+  Vec() = default;
+  Vec(const Vec &other) { *this = other; }
+  Vec &operator=(const Vec &other) {
+    if (this != &other) {
+      clear();
+      reserve(other.size_);
+      if constexpr (std::is_trivially_copyable_v<T>) {
+        if (other.size_)
+          std::memcpy(static_cast<void *>(data_), other.data_, sizeof(T) * other.size_);
+      } else {
+        for (uint32_t i = 0; i < other.size_; ++i)
+          new (data_ + i) T(other.data_[i]);
+      }
+      size_ = other.size_;
+    }
+    return *this;
+  }
+  ~Vec() { release(); }
+  void release() {
+    clear();
+    if (data_)
+      reallocate(data_, 0);
+    data_ = nullptr;
+    cap_ = 0;
+  }
+
+  T &operator[](uint32_t i) { return data_[i]; }
+  const T &operator[](uint32_t i) const { return data_[i]; }
+  T *data() { return data_; }
+  const T *data() const { return data_; }
+  T *begin() { return data_; }
+  T *end() { return data_ + size_; }
+  const T *begin() const { return data_; }
+  const T *end() const { return data_ + size_; }
+  uint32_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  T &back() { return data_[size_ - 1]; }
+  void clear() { truncate(0); }
+  void pop() { truncate(size_ - 1); }
+  void truncate(uint32_t n) {
+    if constexpr (!std::is_trivially_destructible_v<T>)
+      for (uint32_t i = n; i < size_; ++i)
+        data_[i].~T();
+    if (n < size_)
+      size_ = n;
+  }
+
+  void swap(Vec &other) {
+    T *data = data_;
+    uint32_t size = size_, cap = cap_;
+    data_ = other.data_;
+    size_ = other.size_;
+    cap_ = other.cap_;
+    other.data_ = data;
+    other.size_ = size;
+    other.cap_ = cap;
+  }
+  void reserve(uint32_t n) {
+    if (n <= cap_)
+      return;
+    uint32_t cap = cap_ ? cap_ : 8;
+    while (cap < n)
+      cap = cap > 0x7fffffffu ? 0xffffffffu : cap * 2;
+    data_ = static_cast<T *>(reallocate(data_, uint64_t(cap) * sizeof(T)));
+    cap_ = cap;
+  }
+  T &push(const T &item) {
+    if (size_ == cap_)
+      grow();
+    new (data_ + size_) T(item);
+    return data_[size_++];
+  }
+  // n more items, each a copy of fill.
+  T *append(uint32_t n, const T &fill) {
+    reserve(size_ + n);
+    T *at = data_ + size_;
+    for (uint32_t i = 0; i < n; ++i)
+      new (at + i) T(fill);
+    size_ += n;
+    return at;
+  }
+  void resize(uint32_t n, const T &fill) {
+    if (n > size_)
+      append(n - size_, fill);
+    else
+      size_ = n;
+  }
+  void eraseAt(uint32_t i) {
+    std::memmove(static_cast<void *>(data_ + i), data_ + i + 1, sizeof(T) * (size_ - i - 1));
+    --size_;
+  }
+  void insertAt(uint32_t i, const T &item) {
+    if (size_ == cap_)
+      grow();
+    std::memmove(static_cast<void *>(data_ + i + 1), data_ + i, sizeof(T) * (size_ - i));
+    data_[i] = item;
+    ++size_;
+  }
+
+private:
+  // Out of line: a world grows once to its size, and the push stays small.
+  [[gnu::noinline]] void grow() { reserve(size_ + 1); }
+
+  T *data_ = nullptr;
+  uint32_t size_ = 0, cap_ = 0;
+};
+
+// Rows of a size the catalog fixes (an actor's columns, an instance's
+// slots), in one block.
+class Rows {
+public:
+  uint8_t *at(uint32_t i) { return bytes_.data() + size_t(i) * width_; }
+  const uint8_t *at(uint32_t i) const { return bytes_.data() + size_t(i) * width_; }
+  uint32_t size() const { return width_ ? bytes_.size() / width_ : 0; }
+  void setWidth(uint32_t width) { width_ = width; }
+  uint32_t width() const { return width_; }
+  uint8_t *add() { return bytes_.append(width_, 0); }
+  Vec<uint8_t> &bytes() { return bytes_; }
+  const Vec<uint8_t> &bytes() const { return bytes_; }
+
+private:
+  Vec<uint8_t> bytes_;
+  uint32_t width_ = 0;
+};
+
+} // namespace ledger::cw

@@ -134,6 +134,47 @@ void hearers(const pack::Tables &t, const rt::PackIndex &ix, std::vector<uint32_
   begin[2 * kinds] = uint32_t(list.size());
 }
 
+// For each phase and kind of event whose only hearer is one effect heard in
+// one role, with one rule of that phase that may hear the kind and no order
+// key: that rule, which a dispatch runs for each instance its holder holds,
+// in order, with nothing to sort. Else none.
+std::vector<Id> soleRules(const pack::Tables &t, const std::vector<uint32_t> &begin,
+                          const std::vector<decided::Hearer> &list) {
+  uint32_t kinds = uint32_t(t.events.size());
+  std::vector<Id> sole(2 * kinds, kNoId);
+  for (uint32_t phase = 0; phase < 2; ++phase)
+    for (uint32_t kind = 0; kind < kinds; ++kind) {
+      uint32_t b = begin[phase * kinds + kind], e = begin[phase * kinds + kind + 1];
+      if (e - b != 1)
+        continue;
+      const decided::Hearer &h = list[b];
+      uint8_t roles = h.kindRoles | h.tagRoles;
+      if (roles != decided::kSubject && roles != decided::kSource && roles != decided::kCredit)
+        continue;
+      const pack::Effect &ef = t.effects[h.effect];
+      if (ef.orderBody != kNoId)
+        continue;
+      Id found = kNoId;
+      uint32_t count = 0;
+      for (uint32_t r = 0; r < ef.ruleCount; ++r) {
+        const pack::Rule &rule = t.rules[ef.rulesBegin + r];
+        bool before = rule.kind == pack::RuleKind::Before;
+        bool after = rule.kind == pack::RuleKind::After || rule.kind == pack::RuleKind::EndsOn ||
+                     rule.kind == pack::RuleKind::Each;
+        if (phase == 0 ? !before : !after)
+          continue;
+        const pack::Filter &f = rule.filter;
+        if (f.any || f.event == kind || f.event == kNoId) {
+          found = ef.rulesBegin + r;
+          ++count;
+        }
+      }
+      if (count == 1)
+        sole[phase * kinds + kind] = found;
+    }
+  return sole;
+}
+
 // For each stat, the modifiers on it.
 void terms(const pack::Tables &t, std::vector<uint32_t> &begin, std::vector<decided::Term> &list) {
   begin.assign(t.values.size() + 1, 0);
@@ -195,7 +236,10 @@ void emitCatalogConstants(Module &m, const pack::Tables &t, const std::vector<Fu
   hearers(t, ix, hearBegin, hear);
   c.array("lp_hearBegin", hearBegin);
   c.array("lp_hear", hear);
+  c.array("lp_soleRule", soleRules(t, hearBegin, hear));
   c.array("lp_heardTags", ix.heardTags);
+  c.array("lp_kindHeard", ix.kindHeard);
+  c.array("lp_tagsHeard", ix.tagsHeard);
   std::vector<uint32_t> termsBegin;
   std::vector<decided::Term> termList;
   terms(t, termsBegin, termList);

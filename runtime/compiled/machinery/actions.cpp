@@ -63,7 +63,7 @@ Refusal World::changePool(Frame *f, Id tag, Id pool, Handle to, Handle source, H
   e.beforeHeard = priced;
   if (f)
     inheritChain(ev(ei), *f);
-  return raiseEvent(ei);
+  return raiseOf<Id(BuiltinEvent::Change)>(ei);
 }
 
 Refusal World::applyTo(Frame *f, Id effect, int64_t stacks, Handle to, Handle source,
@@ -122,7 +122,7 @@ Refusal World::applyTo(Frame *f, Id effect, int64_t stacks, Handle to, Handle so
   for (uint32_t k = 0; k < vars.count; ++k)
     givenVars_.push(vars.values[k]);
   ev(ei).varCount = vars.count;
-  Refusal r = raiseEvent(ei);
+  Refusal r = raiseOf<Id(BuiltinEvent::Apply)>(ei);
   if (r == Refusal::None && made && merged) {
     if (ev(ei).made)
       ++*made;
@@ -184,7 +184,7 @@ Refusal World::raiseOn(Frame *f, Id event, Handle of, Handle by, pack::TagSet ta
 Handle World::makeActor(Id archetype, Handle creator, const LedgerLink *links, uint32_t linkCount,
                         uint32_t chain) {
   uint32_t i = actors_.size();
-  actors_.add();
+  actors_.add(actorWidth());
   ActorHead &a = row(i);
   a.gen = 1;
   a.archetype = archetype;
@@ -277,7 +277,7 @@ Handle World::makeActor(Id archetype, Handle creator, const LedgerLink *links, u
   markTouched(i);
   uint32_t ce = newEvent(Id(BuiltinEvent::Create), h, creator, creator ? creator : h, chain);
   addTags(ev(ce).tags, arch.tags);
-  raiseEvent(ce);
+  raiseOf<Id(BuiltinEvent::Create)>(ce);
   return h;
 }
 
@@ -286,7 +286,7 @@ Refusal World::destroyActor(Handle h, uint32_t chain) {
   if (!a || !a->live)
     return Refusal::Gone;
   uint32_t ei = newEvent(Id(BuiltinEvent::Destroy), h, 0, 0, chain);
-  if (Refusal r = raiseEvent(ei); r != Refusal::None)
+  if (Refusal r = raiseOf<Id(BuiltinEvent::Destroy)>(ei); r != Refusal::None)
     return r;
   touch(h);
   // Destroyed from then: what it held is removed, and hears it.

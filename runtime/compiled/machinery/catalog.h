@@ -48,7 +48,10 @@ extern const char lp_nameChars[];
 extern const uint32_t lp_valueSlot[];   // by value: its index among the pools, or the stats
 extern const uint32_t lp_hearBegin[];   // phase * events + kind: into lp_hear, one past the end last
 extern const ledger::decided::Hearer lp_hear[];
+extern const uint32_t lp_soleRule[];    // phase * events + kind: the one rule hearing it, or none
 extern const uint64_t lp_heardTags[];   // (effect * 2 + phase) * tagWords
+extern const uint8_t lp_kindHeard[];    // phase * events + kind: some rule names the kind
+extern const uint64_t lp_tagsHeard[];   // phase * tagWords: the tags rules named by a tag name
 extern const uint32_t lp_termsBegin[];  // by value: into lp_terms, one past the end last
 extern const ledger::decided::Term lp_terms[];
 extern const uint8_t lp_statCache[];    // by value: PackIndex::StatCache

@@ -22,63 +22,9 @@ Frame World::frameFor(uint32_t i, int64_t event, uint32_t chain) {
   return f;
 }
 
-// By the tick it fires on, then what runs first within a tick (a time
-// expires after anything else due then), then its exact time, then the
-// order instances went on (crossings first, by actor), then one instance's
-// every rules or one actor's pools as written (reading 153).
-bool timerLater(const Timer &a, const Timer &b) {
-  if (a.at != b.at)
-    return a.at > b.at;
-  if (a.phase != b.phase)
-    return a.phase > b.phase;
-  if (a.due != b.due)
-    return a.due > b.due;
-  if (a.seq != b.seq)
-    return a.seq > b.seq;
-  if (a.instance != b.instance)
-    return a.instance > b.instance;
-  return a.rule > b.rule;
-}
-
 void World::pushTimer(Timer t) {
   t.at = tickAtOrAfter(t.due);
   timers_.push(t);
-  // Sift up: a binary heap, the soonest at the front.
-  uint32_t i = timers_.size() - 1;
-  while (i > 0) {
-    uint32_t parent = (i - 1) / 2;
-    if (!timerLater(timers_[parent], timers_[i]))
-      break;
-    Timer swap = timers_[parent];
-    timers_[parent] = timers_[i];
-    timers_[i] = swap;
-    i = parent;
-  }
-}
-
-static Timer popTimer(Vec<Timer> &heap) {
-  Timer top = heap[0];
-  Timer last = heap.back();
-  heap.pop();
-  uint32_t n = heap.size(), i = 0;
-  if (n == 0)
-    return top;
-  for (;;) {
-    uint32_t l = 2 * i + 1, r = l + 1, least = i;
-    const Timer *best = &last;
-    if (l < n && timerLater(*best, heap[l])) {
-      least = l;
-      best = &heap[l];
-    }
-    if (r < n && timerLater(*best, heap[r]))
-      least = r;
-    if (least == i)
-      break;
-    heap[i] = heap[least];
-    i = least;
-  }
-  heap[i] = last;
-  return top;
 }
 
 void World::schedule(uint32_t i) {
@@ -147,11 +93,11 @@ uint32_t World::newInstance(Event &e, uint32_t eventIndex) {
     i = freeInsts_.back();
     freeInsts_.pop();
     uint32_t gen = inst(i).gen + 1;
-    std::memset(insts_.at(i), 0, insts_.width());
+    std::memset(insts_.at(i, instWidth()), 0, instWidth());
     inst(i).gen = gen;
   } else {
     i = insts_.size();
-    insts_.add();
+    insts_.add(instWidth());
     inst(i).gen = 1;
   }
   Id effect = e.effect;
@@ -451,7 +397,7 @@ Refusal World::keptOn(uint32_t r, int64_t asked) {
     heard.prevented = 1;
   if (!heard.prevented)
     return Refusal::None;
-  raiseEvent(r);
+  raiseOf<Id(pack::BuiltinEvent::Remove)>(r);
   return Refusal::Prevented;
 }
 
@@ -537,7 +483,7 @@ void World::comeOff(uint32_t i, uint32_t r, Id endTag) {
       ++ac->epoch;
     ++ac->tagsEpoch;
   }
-  raiseEvent(r);
+  raiseOf<Id(pack::BuiltinEvent::Remove)>(r);
 }
 
 World::Taken World::takeStacks(uint32_t i, int64_t stacks, Id endTag, uint32_t chain,
@@ -562,7 +508,7 @@ void World::takeSome(uint32_t i, uint32_t r, int64_t take) {
   Event &remove = ev(r);
   remove.stacks = remove.amount = take;
   remove.after = inst(i).stacks;
-  raiseEvent(r);
+  raiseOf<Id(pack::BuiltinEvent::Remove)>(r);
 }
 
 // An instance's count of events left (-1: it counts none), the tally of the
@@ -573,11 +519,11 @@ void World::countFor(InstHead &in, int64_t left) {
   in.countLeft = left;
 }
 
-void World::runTimers(int64_t upTo) {
-  while (!timers_.empty() && timers_[0].due <= upTo) {
-    Timer tm = popTimer(timers_);
+// Every timer due by the tick it is, in order.
+void World::runTimers() {
+  Timer tm;
+  while (timers_.pop(now_, tm))
     fireTimer(tm);
-  }
 }
 
 void World::fireTimer(const Timer &tm) {
@@ -635,17 +581,17 @@ void World::fireTimer(const Timer &tm) {
 // nothing.
 void World::advance(int64_t ticks) {
   int64_t end = now_ + ticks;
-  while (!timers_.empty() && timers_[0].due <= end * tickTime_) {
-    int64_t tick = timers_[0].at;
+  for (int64_t tick; timers_.soonest(end, tick);) {
     if (tick > now_) {
       now_ = tick;
       ++epoch_;
     }
-    runTimers(worldTime());
+    runTimers();
   }
   if (end != now_)
     ++epoch_;
   now_ = end;
+  timers_.settle(now_);
 }
 
 } // namespace ledger::cw

@@ -181,19 +181,21 @@ const LedgerEngine lm_engine = {
 static World &worldOf(LedgerFrame *f) { return *static_cast<World *>(f->kernel); }
 static Frame &frameOf(LedgerFrame *f) { return *reinterpret_cast<Frame *>(f); }
 
-int64_t lm_read(LedgerFrame *f, uint32_t readId, const int64_t *args) {
+// Inlined into the bodies that call them.
+#define LEDGER_INLINE __attribute__((always_inline))
+LEDGER_INLINE int64_t lm_read(LedgerFrame *f, uint32_t readId, const int64_t *args) {
   return worldOf(f).apiRead(frameOf(f), readId, args);
 }
-int32_t lm_step(LedgerFrame *f, uint32_t stepId, const int64_t *args) {
+LEDGER_INLINE int32_t lm_step(LedgerFrame *f, uint32_t stepId, const int64_t *args) {
   return worldOf(f).apiStep(frameOf(f), stepId, args);
 }
-int64_t lm_listOpen(LedgerFrame *f, uint32_t queryId, const int64_t *args) {
+LEDGER_INLINE int64_t lm_listOpen(LedgerFrame *f, uint32_t queryId, const int64_t *args) {
   return worldOf(f).apiListOpen(frameOf(f), queryId, args);
 }
-int64_t lm_listItem(LedgerFrame *f, int64_t index) {
+LEDGER_INLINE int64_t lm_listItem(LedgerFrame *f, int64_t index) {
   return worldOf(f).apiListItem(frameOf(f), index);
 }
-void lm_listClose(LedgerFrame *f) { worldOf(f).apiListClose(frameOf(f)); }
+LEDGER_INLINE void lm_listClose(LedgerFrame *f) { worldOf(f).apiListClose(frameOf(f)); }
 int64_t lm_math(LedgerFrame *f, uint32_t op, int64_t a, int64_t b) {
   ledger::rt::NumberFault fault = ledger::rt::NumberFault::None;
   int64_t r = op == LEDGER_MATH_POW ? ledger::rt::pow(a, int(b), fault)

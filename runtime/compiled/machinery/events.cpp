@@ -45,6 +45,10 @@ void World::record(LedgerJournalEntry &j, const uint64_t *tags, const char *note
 }
 
 void World::journalEvent(const Event &e) {
+  if (journalMode_ == 2) {
+    ++journalCount_; // off: counted, nothing more
+    return;
+  }
   LedgerJournalEntry j;
   j.tick = now_;
   j.event = e.kind;
@@ -161,18 +165,31 @@ void World::endMoment() {
     runAutos();
 }
 
+// Each field set here, the tags' words the catalog has alone: a new event
+// writes what it reads, not its whole room.
 uint32_t World::newEvent(Id kind, Handle subject, Handle source, Handle credit, uint32_t chain) {
-  Event e;
-  std::memset(&e, 0, sizeof e);
-  e.kind = kind;
+  Event &e = events_.pushDefault();
   e.subject = subject;
   e.source = source;
   e.credit = credit;
+  e.kind = kind;
+  e.prevented = 0;
+  clearTags(e.tags);
+  e.pool = kNoId;
+  e.portionsAt = e.portionCount = 0;
   e.chain = chain;
-  e.pool = e.reached = e.effect = e.ability = kNoId;
+  e.sent = e.amount = e.landed = e.overflow = e.before = e.after = 0;
   e.upTo = INT64_MAX;
-  e.life = Lifetime{};
-  events_.push(e);
+  e.reached = kNoId;
+  e.onPool = e.beforeHeard = e.made = 0;
+  e.refusal = Refusal::None;
+  e.effect = kNoId;
+  e.instance = 0;
+  e.stacks = 0;
+  e.ability = kNoId;
+  e.varsFrom = e.varCount = 0;
+  e.grant = e.target = 0;
+  e.targetsAt = e.targetCount = e.targetedAt = e.targetedCount = 0;
   return events_.size() - 1;
 }
 
@@ -235,40 +252,60 @@ bool World::whoMatches(const pack::WhoClause &w, Handle who, Handle holder, uint
   }
 }
 
+// Whether some effect's rule of a phase may hear an event: one naming its
+// kind, or a tag it carries. Most events (a cost paid, an activation) none
+// may, and nothing more is looked at.
+static bool someoneHears(Id kind, const Tags &tags, decided::Phase phase) {
+  if (lp_kindHeard[phase * shape().eventCount + kind])
+    return true;
+  const uint64_t *heard = lp_tagsHeard + phase * tagWords();
+  for (uint32_t w = 0; w < tagWords(); ++w)
+    if (heard[w] & tags.w[w])
+      return true;
+  return false;
+}
+
 // The instances whose rules of a phase may hear an event: the subject's, the
 // source's and the credit's, of the effects the compiler listed for its
 // kind, each where its holder stands as its rules ask; in the order they
-// went on. Pushed onto scratchIds_; answers how many.
-uint32_t World::candidates(const Event &e, decided::Phase phase) {
-  uint32_t at = scratchIds_.size();
-  uint32_t begin = lp_hearBegin[phase * shape().eventCount + e.kind];
-  uint32_t end = lp_hearBegin[phase * shape().eventCount + e.kind + 1];
-  if (begin == end)
+// went on. Pushed onto scratchIds_; answers how many. K: the event's kind
+// where the code in hand knows it, so its list is a constant, as the phase
+// always is.
+template <Id K, decided::Phase phase> uint32_t World::candidatesOf(const Event &e) {
+  Id kind = K == kAnyKind ? e.kind : K;
+  if (!someoneHears(kind, e.tags, phase))
     return 0;
+  uint32_t at = scratchIds_.size();
+  uint32_t begin = lp_hearBegin[phase * shape().eventCount + kind];
+  uint32_t end = lp_hearBegin[phase * shape().eventCount + kind + 1];
   const Handle who[3] = {e.subject, e.source, e.credit};
-  for (int k = 0; k < 3; ++k) {
-    Handle a = who[k];
-    if (a == 0 || (k > 0 && a == who[0]) || (k > 1 && a == who[1]) || !actor(a))
+  uint8_t present = 0; // the roles an actor distinct from those before stands in
+  for (int k = 0; k < 3; ++k)
+    if (who[k] != 0 && !(k > 0 && who[k] == who[0]) && !(k > 1 && who[k] == who[1]) &&
+        actor(who[k]))
+      present |= uint8_t(1u << k);
+  for (uint32_t h = begin; h < end; ++h) {
+    const decided::Hearer &hearer = lp_hear[h];
+    // Its tag rules hear the event if it carries one of their tags.
+    bool tagsHeard = false;
+    if (hearer.tagRoles) {
+      const uint64_t *tags = lp_heardTags + (size_t(hearer.effect) * 2 + phase) * tagWords();
+      for (uint32_t w = 0; w < tagWords(); ++w)
+        tagsHeard |= (tags[w] & e.tags.w[w]) != 0;
+    }
+    uint8_t asks = uint8_t(hearer.kindRoles | (tagsHeard ? hearer.tagRoles : 0));
+    if (!asks)
       continue;
-    uint8_t roles = uint8_t((a == who[0] ? decided::kSubject : 0) |
-                            (a == who[1] ? decided::kSource : 0) |
-                            (a == who[2] ? decided::kCredit : 0));
-    uint32_t ai = indexOf(a);
-    for (uint32_t h = begin; h < end; ++h) {
-      const decided::Hearer &hearer = lp_hear[h];
-      uint8_t hears = hearer.kindRoles & roles;
-      uint8_t tagRoles = hearer.tagRoles & roles;
-      if (tagRoles & ~hears) {
-        const uint64_t *tags = lp_heardTags + (size_t(hearer.effect) * 2 + phase) * tagWords();
-        for (uint32_t w = 0; w < tagWords(); ++w)
-          if (tags[w] & e.tags.w[w]) {
-            hears |= tagRoles;
-            break;
-          }
-      }
-      if (!hears)
+    for (int k = 0; k < 3; ++k) {
+      if (!(present >> k & 1))
         continue;
-      for (uint32_t i = firstOf(ai, hearer.effect); i; i = inst(i - 1).nextSame)
+      Handle a = who[k];
+      uint8_t roles = uint8_t((a == who[0] ? decided::kSubject : 0) |
+                              (a == who[1] ? decided::kSource : 0) |
+                              (a == who[2] ? decided::kCredit : 0));
+      if (!(asks & roles))
+        continue;
+      for (uint32_t i = firstOf(indexOf(a), hearer.effect); i; i = inst(i - 1).nextSame)
         if (!inst(i - 1).ending)
           scratchIds_.push(i - 1);
     }
@@ -309,9 +346,116 @@ static bool hearsKind(const pack::Filter &f, const Event &e) {
   return true;
 }
 
-void World::runBefore(uint32_t ei) {
+// The actor standing where the one hearer of a kind of event must (its
+// rules' holder: the subject, the source or the credit), or 0.
+Handle World::soleHolder(const Event &e, uint32_t rule) {
+  const pack::Filter &f = lp_rules[rule].filter;
+  Handle a = f.by.who == pack::Who::Holder         ? e.source
+             : f.credited.who == pack::Who::Holder ? e.credit
+                                                   : e.subject;
+  return actor(a) ? a : 0;
+}
+
+// Its one instance of the sole hearer's effect, in hand, or kNone (none, or
+// several, which the general dispatch orders).
+uint32_t World::soleInstance(Handle holder, uint32_t rule) {
+  uint32_t first = firstOf(indexOf(holder), lp_rules[rule].owner);
+  if (!first || inst(first - 1).nextSame)
+    return first && inst(first - 1).nextSame ? kNone - 1 : kNone;
+  return inst(first - 1).ending ? kNone : first - 1;
+}
+
+// One before rule of an instance hears the event in hand: its filter read
+// on the portions it names, its when, its steps. False once the event is
+// prevented: no rule after it hears it.
+bool World::hearBefore(uint32_t ei, uint32_t i, uint32_t ruleId) {
+  if (ev(ei).prevented)
+  return false;
+  if (!inst(i).live)
+  return true;
+  const pack::Rule &rule = lp_rules[ruleId];
+  if (rule.oncePerChain && !pricing_ && actedInChain(ruleId, i, ev(ei).chain))
+  return true;
+  Frame f = frameFor(i, ei, ev(ei).chain);
+  if (rule.creditHolder) {
+    f.roots[LEDGER_SLOT_CREDIT] = inst(i).holder;
+    f.creditHolder = 1;
+  }
+  f.portions = ~0u;
+  // A rule naming types hears the portions of those types alone.
+  Event &e = ev(ei);
+  bool narrowed = e.portionCount > 0 && (rule.filter.having || rule.filter.unless);
+  Tags heard;
+  clearTags(heard);
+  if (narrowed) {
+    uint32_t mask = 0;
+    for (uint32_t p = 0; p < e.portionCount; ++p) {
+      const Portion &mine = portions_[e.portionsAt + p];
+      if (mine.gone)
+        continue;
+      Tags tb = mine.tags;
+      addTags(tb, lp_tags[Id(BuiltinTag::Damage)].closure);
+      for (uint32_t w = 0; w < tagWords(); ++w)
+        tb.w[w] |= e.tags.w[w];
+      for (uint32_t q = 0; q < e.portionCount; ++q)
+        if (q != p)
+          for (uint32_t w = 0; w < tagWords(); ++w)
+            tb.w[w] &= ~portions_[e.portionsAt + q].tags.w[w] | mine.tags.w[w];
+      if ((!rule.filter.having || carriesAll(tb, rule.filter.having)) &&
+          (!rule.filter.unless || !carriesAny(tb, rule.filter.unless))) {
+        mask |= 1u << p;
+        for (uint32_t w = 0; w < tagWords(); ++w)
+          heard.w[w] |= tb.w[w];
+      }
+    }
+    if (mask == 0)
+      return true;
+    f.portions = mask;
+    Tags swap = e.tags;
+    e.tags = heard;
+    heard = swap;
+  }
+  bool matches = runBody(rule.matchBody, f) != 0;
+  if (narrowed)
+    ev(ei).tags = heard;
+  if (!matches)
+    return true;
+  bool counted = covering_ && (!pricing_ || billing_);
+  if (counted)
+    ++coverage_[LEDGER_COVER_HEARD][ruleId];
+  if (rule.whenBody != kNoId && runBody(rule.whenBody, f) == 0)
+    return true;
+  if (rule.oncePerChain && !pricing_)
+    oncePerChain_.push({ruleId, i, ev(ei).chain});
+  uint64_t hand = counted ? handDigest(ev(ei)) : 0;
+  runSteps(rule.steps, f);
+  if (counted) {
+    ++coverage_[LEDGER_COVER_FIRED][ruleId];
+    coverage_[LEDGER_COVER_CHANGED][ruleId] += handDigest(ev(ei)) != hand;
+  }
+  return true;
+}
+
+template <Id K> void World::runBeforeOf(uint32_t ei) {
+  Id kind = K == kAnyKind ? ev(ei).kind : K;
+  // One rule hearing it, of one effect, in one role: its holder's instance
+  // hears it, with nothing to gather or sort.
+  if (Id sole = lp_soleRule[decided::kBefore * shape().eventCount + kind]; sole != kNoId) {
+    if (!someoneHears(kind, ev(ei).tags, decided::kBefore) || !hearsKind(lp_rules[sole].filter, ev(ei)))
+      return;
+    Handle holder = soleHolder(ev(ei), sole);
+    if (!holder)
+      return;
+    uint32_t i = soleInstance(holder, sole);
+    if (i == kNone)
+      return;
+    if (i != kNone - 1) {
+      hearBefore(ei, i, sole);
+      return;
+    }
+  }
   uint32_t candAt = scratchIds_.size();
-  uint32_t n = candidates(ev(ei), decided::kBefore);
+  uint32_t n = candidatesOf<K, decided::kBefore>(ev(ei));
   if (n == 0)
     return;
   // Each rule heard: stage, order key, seq, instance, rule, five words.
@@ -355,72 +499,8 @@ void World::runBefore(uint32_t ei) {
       }
   for (uint32_t k = 0; k < count; ++k) {
     const int64_t *entry = scratchHandles_.data() + entriesAt + 5 * k;
-    uint32_t i = uint32_t(entry[3]);
-    uint32_t ruleId = uint32_t(entry[4]);
-    if (ev(ei).prevented)
+    if (!hearBefore(ei, uint32_t(entry[3]), uint32_t(entry[4])))
       break;
-    if (!inst(i).live)
-      continue;
-    const pack::Rule &rule = lp_rules[ruleId];
-    if (rule.oncePerChain && !pricing_ && actedInChain(ruleId, i, ev(ei).chain))
-      continue;
-    Frame f = frameFor(i, ei, ev(ei).chain);
-    if (rule.creditHolder) {
-      f.roots[LEDGER_SLOT_CREDIT] = inst(i).holder;
-      f.creditHolder = 1;
-    }
-    f.portions = ~0u;
-    // A rule naming types hears the portions of those types alone.
-    Event &e = ev(ei);
-    bool narrowed = e.portionCount > 0 && (rule.filter.having || rule.filter.unless);
-    Tags heard;
-    clearTags(heard);
-    if (narrowed) {
-      uint32_t mask = 0;
-      for (uint32_t p = 0; p < e.portionCount; ++p) {
-        const Portion &mine = portions_[e.portionsAt + p];
-        if (mine.gone)
-          continue;
-        Tags tb = mine.tags;
-        addTags(tb, lp_tags[Id(BuiltinTag::Damage)].closure);
-        for (uint32_t w = 0; w < tagWords(); ++w)
-          tb.w[w] |= e.tags.w[w];
-        for (uint32_t q = 0; q < e.portionCount; ++q)
-          if (q != p)
-            for (uint32_t w = 0; w < tagWords(); ++w)
-              tb.w[w] &= ~portions_[e.portionsAt + q].tags.w[w] | mine.tags.w[w];
-        if ((!rule.filter.having || carriesAll(tb, rule.filter.having)) &&
-            (!rule.filter.unless || !carriesAny(tb, rule.filter.unless))) {
-          mask |= 1u << p;
-          for (uint32_t w = 0; w < tagWords(); ++w)
-            heard.w[w] |= tb.w[w];
-        }
-      }
-      if (mask == 0)
-        continue;
-      f.portions = mask;
-      Tags swap = e.tags;
-      e.tags = heard;
-      heard = swap;
-    }
-    bool matches = runBody(rule.matchBody, f) != 0;
-    if (narrowed)
-      ev(ei).tags = heard;
-    if (!matches)
-      continue;
-    bool counted = covering_ && (!pricing_ || billing_);
-    if (counted)
-      ++coverage_[LEDGER_COVER_HEARD][ruleId];
-    if (rule.whenBody != kNoId && runBody(rule.whenBody, f) == 0)
-      continue;
-    if (rule.oncePerChain && !pricing_)
-      oncePerChain_.push({ruleId, i, ev(ei).chain});
-    uint64_t hand = counted ? handDigest(ev(ei)) : 0;
-    runSteps(rule.steps, f);
-    if (counted) {
-      ++coverage_[LEDGER_COVER_FIRED][ruleId];
-      coverage_[LEDGER_COVER_CHANGED][ruleId] += handDigest(ev(ei)) != hand;
-    }
   }
   scratchHandles_.truncate(entriesAt);
 }
@@ -473,9 +553,9 @@ void World::dieOrFall(uint32_t ei) {
   }
 }
 
-void World::land(uint32_t ei) {
+template <Id K> void World::landOf(uint32_t ei) {
   Event &e = ev(ei);
-  switch (BuiltinEvent(e.kind)) {
+  switch (BuiltinEvent(K == kAnyKind ? e.kind : K)) {
   case BuiltinEvent::Change: {
     Handle a = e.subject;
     if (!actor(a) || !hasPool(a, e.pool)) {
@@ -553,27 +633,47 @@ void World::land(uint32_t ei) {
   }
 }
 
-void World::queueAfter(uint32_t ei) {
+// An after rule of an instance hears the event: queued, its filter matched.
+void World::hearAfter(uint32_t ei, uint32_t i, uint32_t ruleId) {
+  const pack::Rule &rule = lp_rules[ruleId];
+  if (!hearsKind(rule.filter, ev(ei)))
+    return;
+  Frame f = frameFor(i, ei, ev(ei).chain);
+  if (runBody(rule.matchBody, f) == 0)
+    return;
+  if (covering_)
+    ++coverage_[LEDGER_COVER_HEARD][ruleId];
+  jobs_.push({instanceHandle(i), 0, ruleId, ei});
+}
+
+template <Id K> void World::queueAfterOf(uint32_t ei) {
+  Id kind = K == kAnyKind ? ev(ei).kind : K;
+  if (Id sole = lp_soleRule[decided::kAfter * shape().eventCount + kind]; sole != kNoId) {
+    if (!someoneHears(kind, ev(ei).tags, decided::kAfter))
+      return;
+    Handle holder = soleHolder(ev(ei), sole);
+    if (!holder)
+      return;
+    uint32_t i = soleInstance(holder, sole);
+    if (i == kNone)
+      return;
+    if (i != kNone - 1) {
+      if (inst(i).live)
+        hearAfter(ei, i, sole);
+      return;
+    }
+  }
   uint32_t candAt = scratchIds_.size();
-  uint32_t n = candidates(ev(ei), decided::kAfter);
+  uint32_t n = candidatesOf<K, decided::kAfter>(ev(ei));
   for (uint32_t c = 0; c < n; ++c) {
     uint32_t i = scratchIds_[candAt + c];
     if (!inst(i).live || !working(i))
       continue;
     const pack::Effect &ef = lp_effects[inst(i).effect];
     for (uint32_t r = 0; r < ef.ruleCount; ++r) {
-      const pack::Rule &rule = lp_rules[ef.rulesBegin + r];
-      if (rule.kind != pack::RuleKind::After && rule.kind != pack::RuleKind::EndsOn &&
-          rule.kind != pack::RuleKind::Each)
-        continue;
-      if (!hearsKind(rule.filter, ev(ei)))
-        continue;
-      Frame f = frameFor(i, ei, ev(ei).chain);
-      if (runBody(rule.matchBody, f) == 0)
-        continue;
-      if (covering_)
-        ++coverage_[LEDGER_COVER_HEARD][ef.rulesBegin + r];
-      jobs_.push({instanceHandle(i), 0, ef.rulesBegin + r, ei});
+      pack::RuleKind k = lp_rules[ef.rulesBegin + r].kind;
+      if (k == pack::RuleKind::After || k == pack::RuleKind::EndsOn || k == pack::RuleKind::Each)
+        hearAfter(ei, i, ef.rulesBegin + r);
     }
   }
   scratchIds_.truncate(candAt);
@@ -715,16 +815,17 @@ bool World::withinBudget(uint32_t ei) {
 }
 
 // One event through the pipeline: changed by before rules, landed,
-// journaled, its after rules queued.
-Refusal World::raiseEvent(uint32_t ei) {
-  bool counted = ev(ei).kind == Id(BuiltinEvent::Remove) && ev(ei).beforeHeard;
+// journaled, its after rules queued; made once for each kind the world
+// raises itself, its hearers and its landing known where it is made.
+template <Id K> Refusal World::raiseOf(uint32_t ei) {
+  bool counted = K == Id(BuiltinEvent::Remove) && ev(ei).beforeHeard;
   if (!counted && !withinBudget(ei))
     return Refusal::ChainBudget;
   ev(ei).sent = ev(ei).amount;
-  if (inPreventedChain(ev(ei)))
+  if (!preventedChains_.empty() && inPreventedChain(ev(ei)))
     return Refusal::Prevented;
   if (!ev(ei).beforeHeard) {
-    runBefore(ei);
+    runBeforeOf<K>(ei);
     // A Remove raised once its instance has come off whatever a rule says:
     // what its before rules did to it changes nothing (docs/readings.md 142).
     if (ev(ei).kind == Id(BuiltinEvent::Remove)) {
@@ -735,17 +836,18 @@ Refusal World::raiseEvent(uint32_t ei) {
   }
   if (ev(ei).prevented) {
     journalEvent(ev(ei));
-    queueAfter(ei);
+    queueAfterOf<K>(ei);
     countDown(ei);
     return Refusal::Prevented;
   }
-  land(ei);
+  landOf<K>(ei);
   if (ev(ei).refusal != Refusal::None)
     return ev(ei).refusal;
   journalEvent(ev(ei));
-  queueAfter(ei);
+  queueAfterOf<K>(ei);
   countDown(ei);
-  runStart(ei);
+  if (K == Id(BuiltinEvent::Apply) || (K == kAnyKind && ev(ei).kind == Id(BuiltinEvent::Apply)))
+    runStart(ei);
   if (ev(ei).reached != kNoId) {
     if (deferReached_)
       reachedLater_.push(ei);
@@ -755,6 +857,34 @@ Refusal World::raiseEvent(uint32_t ei) {
   if (boundWatchAt_ < boundWatch_.size())
     reachBounds(ev(ei).source, ev(ei).credit, ev(ei).chain);
   return Refusal::None;
+}
+
+#define X(Kind) template Refusal World::raiseOf<Id(BuiltinEvent::Kind)>(uint32_t);
+LEDGER_BUILTIN_KINDS(X)
+#undef X
+
+Refusal World::raiseEvent(uint32_t ei) {
+  switch (ev(ei).kind) {
+#define X(Kind)                                                                                    \
+  case Id(BuiltinEvent::Kind):                                                                     \
+    return raiseOf<Id(BuiltinEvent::Kind)>(ei);
+    LEDGER_BUILTIN_KINDS(X)
+#undef X
+  default:
+    return raiseOf<kAnyKind>(ei);
+  }
+}
+
+void World::runBefore(uint32_t ei) {
+  switch (ev(ei).kind) {
+#define X(Kind)                                                                                    \
+  case Id(BuiltinEvent::Kind):                                                                     \
+    return runBeforeOf<Id(BuiltinEvent::Kind)>(ei);
+    LEDGER_BUILTIN_KINDS(X)
+#undef X
+  default:
+    return runBeforeOf<kAnyKind>(ei);
+  }
 }
 
 } // namespace ledger::cw

@@ -301,7 +301,7 @@ Refusal World::castAbility(Frame *parent, Handle caster, Id ability, const Handl
     if (!alive(caster))
       return Refusal::None;
   }
-  Refusal r = raiseEvent(ei);
+  Refusal r = raiseOf<Id(BuiltinEvent::Activate)>(ei);
   if (covering_)
     ++coverage_[r == Refusal::None ? LEDGER_COVER_USED : LEDGER_COVER_REFUSED][ability];
   if (r != Refusal::None)

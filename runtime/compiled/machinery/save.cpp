@@ -14,6 +14,12 @@ struct Writer {
   void *context;
   void (*write)(void *, const void *, uint64_t);
   template <typename T> void pod(const T &v) { write(context, &v, sizeof v); }
+  // The queue's timers, as a list: the tick under way's left, the wheel's,
+  // the far ones.
+  void timers(const TimerQueue &q) {
+    pod(uint64_t(q.size()));
+    q.each([&](const Timer &t) { write(context, &t, sizeof t); });
+  }
   template <typename T> void vec(const Vec<T> &v) {
     pod(uint64_t(v.size()));
     if (v.size())
@@ -32,6 +38,9 @@ struct Reader {
     std::memcpy(&v, at, sizeof v);
     at += sizeof v;
   }
+  // Read as a list into loaded_, queued again once the world is read.
+  void timers(const TimerQueue &) { vec(loaded); }
+  Vec<Timer> loaded;
   template <typename T> void vec(Vec<T> &v) {
     uint64_t n = 0;
     pod(n);
@@ -68,7 +77,7 @@ struct SaveWalk {
     io.vec(w.actors_.bytes());
     io.vec(w.insts_.bytes());
     io.vec(w.freeInsts_);
-    io.vec(w.timers_);
+    io.timers(w.timers_);
     io.vec(w.globals_);
     io.vec(w.autoActors_);
     io.vec(w.autoFired_);
@@ -105,25 +114,31 @@ World *World::load(const void *bytes, uint64_t size, const char **why) {
                            : nullptr;
   }
   if (!*why)
-    w->holdsTogether(why);
+    w->holdsTogether(r.loaded, why);
   if (*why) {
     w->~World();
     reallocate(w, 0);
     return nullptr;
   }
   w->tickTime_ = shape().unitsPerTick * kOne;
+  // Queued again: each goes on the wheel or far, as it is due.
+  w->timers_.reset(w->now_);
+  for (const Timer &t : r.loaded)
+    w->timers_.push(t);
   w->afterLoad();
   return w;
 }
 
 // Whether every index a save holds points where it may, and every list ends.
-bool World::holdsTogether(const char **why) {
+bool World::holdsTogether(const Vec<Timer> &timers, const char **why) {
   auto bad = [&](const char *what) {
     *why = what;
     return false;
   };
   if (actors_.bytes().size() % actorWidth() || insts_.bytes().size() % instWidth())
     return bad("its rows are cut short");
+  actors_.counted(actorWidth());
+  insts_.counted(instWidth());
   if (globals_.size() != shape().linkCount)
     return bad("its global links aren't its pack's");
   uint32_t actors = actors_.size(), insts = insts_.size();
@@ -173,7 +188,7 @@ bool World::holdsTogether(const char **why) {
   for (uint32_t f : freeInsts_)
     if (f >= insts || inst(f).live)
       return bad("a free instance the world holds");
-  for (const Timer &t : timers_) {
+  for (const Timer &t : timers) {
     bool fits = t.kind == TimerKind::PoolBound ? t.rule < shape().valueCount &&
                                                      lp_values[t.rule].kind == pack::ValueKind::Pool &&
                                                      handleFits(t.instance)
@@ -182,9 +197,6 @@ bool World::holdsTogether(const char **why) {
     if (!fits || t.at != tickAtOrAfter(t.due) || t.due < 0)
       return bad("a timer of nothing the world has");
   }
-  for (uint32_t k = 1; k < timers_.size(); ++k)
-    if (timerLater(timers_[(k - 1) / 2], timers_[k]))
-      return bad("its timers are out of order");
   for (Handle a : autoActors_)
     if (!handleFits(a) || a == 0)
       return bad("an auto of no actor the world has");

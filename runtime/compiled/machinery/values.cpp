@@ -468,7 +468,9 @@ World::PoolBounds World::touchPool(Handle a, Id pool) {
     bounds = settlePool(a, pool);
   }
   ++epoch_;
-  if (actor(a))
+  // Retimed as the moment ends: what a crossing reads moved. Where no pool
+  // reads the world, a pool that doesn't drift moves no crossing.
+  if (actor(a) && (shape().poolsReadWorld || lp_values[pool].drifts()))
     markTouched(indexOf(a));
   return bounds;
 }

@@ -100,6 +100,15 @@ public:
     new (data_ + size_) T(item);
     return data_[size_++];
   }
+  // One more item, default-initialised: its fields' own initialisers only,
+  // for the caller to fill.
+  T &pushDefault() {
+    if (size_ == cap_)
+      grow();
+    T *item = new (data_ + size_) T;
+    ++size_;
+    return *item;
+  }
   // n more items, each a copy of fill.
   T *append(uint32_t n, const T &fill) {
     reserve(size_ + n);
@@ -135,22 +144,28 @@ private:
   uint32_t size_ = 0, cap_ = 0;
 };
 
-// Rows of a size the catalog fixes (an actor's columns, an instance's
-// slots), in one block.
+// Rows of a width the catalog fixes (an actor's columns, an instance's
+// slots), in one block. The width is the caller's constant, not a field, so
+// a row's place is a multiply the pack's optimiser folds.
 class Rows {
 public:
-  uint8_t *at(uint32_t i) { return bytes_.data() + size_t(i) * width_; }
-  const uint8_t *at(uint32_t i) const { return bytes_.data() + size_t(i) * width_; }
-  uint32_t size() const { return width_ ? bytes_.size() / width_ : 0; }
-  void setWidth(uint32_t width) { width_ = width; }
-  uint32_t width() const { return width_; }
-  uint8_t *add() { return bytes_.append(width_, 0); }
+  uint8_t *at(uint32_t i, uint32_t width) { return bytes_.data() + size_t(i) * width; }
+  const uint8_t *at(uint32_t i, uint32_t width) const {
+    return bytes_.data() + size_t(i) * width;
+  }
+  uint32_t size() const { return count_; }
+  uint8_t *add(uint32_t width) {
+    ++count_;
+    return bytes_.append(width, 0);
+  }
   Vec<uint8_t> &bytes() { return bytes_; }
   const Vec<uint8_t> &bytes() const { return bytes_; }
+  // After its bytes were read back whole: as many rows as they hold.
+  void counted(uint32_t width) { count_ = width ? bytes_.size() / width : 0; }
 
 private:
   Vec<uint8_t> bytes_;
-  uint32_t width_ = 0;
+  uint32_t count_ = 0;
 };
 
 } // namespace ledger::cw

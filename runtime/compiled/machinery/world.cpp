@@ -9,8 +9,6 @@ const LedgerHost *gHost = nullptr;
 
 World::World(uint64_t seed) : seed_(seed) {
   tickTime_ = shape().unitsPerTick * kOne;
-  actors_.setWidth(actorWidth());
-  insts_.setWidth(instWidth());
   globals_.resize(shape().linkCount, 0);
   scratchVars_.resize(shape().instanceSlots, 0);
 }
@@ -181,9 +179,7 @@ void World::prepare(Frame &f) {
     f.c.vars = scratchVars_.data();
 }
 
-int64_t World::runBody(Id body, Frame &f) {
-  if (body == kNoId)
-    return 0;
+int64_t World::runBodyCall(Id body, Frame &f) {
   prepare(f);
   return reinterpret_cast<LedgerFormulaFn>(lp_bodies[body])(&f.c);
 }

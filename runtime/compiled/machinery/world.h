@@ -14,6 +14,7 @@
 #include "compiled/engine_abi.h"
 #include "number.h"
 #include "refusals.h"
+#include "timers.h"
 #include "vec.h"
 
 #include <cstdint>
@@ -142,21 +143,6 @@ struct Job { // an after rule queued in the moment, or a death's destroy
   uint32_t event;
 };
 
-enum class TimerKind : uint8_t { Expire, Every, PoolBound, AutoWake };
-struct Timer {
-  int64_t due; // world time (millionths of a unit)
-  int64_t at;  // the tick it fires on
-  uint64_t seq;
-  Handle instance; // PoolBound: the actor
-  uint32_t rule;   // PoolBound: the pool
-  uint32_t version;
-  uint8_t phase;
-  TimerKind kind;
-};
-
-// Whether a is due after b: the timer queue's order.
-bool timerLater(const Timer &a, const Timer &b);
-
 struct Frame {
   LedgerFrame c;
   Handle instance;
@@ -244,12 +230,14 @@ public:
   const uint64_t *coverage(uint32_t kind) const;
   void save(void *context, void (*write)(void *, const void *, uint64_t)) const;
   static World *load(const void *bytes, uint64_t size, const char **why);
-  bool holdsTogether(const char **why);
+  bool holdsTogether(const Vec<Timer> &timers, const char **why);
   void afterLoad();
 
   // ---- what compiled bodies call (the kernel's C API, direct) ----
-  int64_t apiRead(Frame &f, uint32_t readId, const int64_t *args);
-  int32_t apiStep(Frame &f, uint32_t stepId, const int64_t *args);
+  // Inlined into each body's read and step, where the read's and the step's
+  // shapes are constants: each folds to its one case.
+  [[gnu::always_inline]] int64_t apiRead(Frame &f, uint32_t readId, const int64_t *args);
+  [[gnu::always_inline]] int32_t apiStep(Frame &f, uint32_t stepId, const int64_t *args);
   int64_t apiListOpen(Frame &f, uint32_t queryId, const int64_t *args);
   int64_t apiListItem(Frame &f, int64_t index);
   void apiListClose(Frame &f);
@@ -265,9 +253,9 @@ private:
   uint32_t headsAt() const { return statsAt() + sizeof(StatSlot) * shape().statCount; }
   uint32_t tagCacheAt() const { return headsAt() + 4 * shape().effectCount; }
   uint32_t actorWidth() const { return tagCacheAt() + 8 * tagWords(); }
-  ActorHead &row(uint32_t i) { return *reinterpret_cast<ActorHead *>(actors_.at(i)); }
+  ActorHead &row(uint32_t i) { return *reinterpret_cast<ActorHead *>(actors_.at(i, actorWidth())); }
   const ActorHead &row(uint32_t i) const {
-    return *reinterpret_cast<const ActorHead *>(actors_.at(i));
+    return *reinterpret_cast<const ActorHead *>(actors_.at(i, actorWidth()));
   }
   ActorHead *actor(Handle h) {
     uint32_t i = indexOf(h);
@@ -276,33 +264,35 @@ private:
   const ActorHead *actor(Handle h) const { return const_cast<World *>(this)->actor(h); }
   Handle actorHandle(uint32_t i) const { return handle(i, row(i).gen); }
   Handle &linkSlot(uint32_t ai, Id link) {
-    return reinterpret_cast<Handle *>(actors_.at(ai) + linksAt())[link];
+    return reinterpret_cast<Handle *>(actors_.at(ai, actorWidth()) + linksAt())[link];
   }
   PoolSlot &poolSlot(uint32_t ai, Id pool) {
-    return reinterpret_cast<PoolSlot *>(actors_.at(ai) + poolsAt())[lp_valueSlot[pool]];
+    return reinterpret_cast<PoolSlot *>(actors_.at(ai, actorWidth()) + poolsAt())[lp_valueSlot[pool]];
   }
   const PoolSlot &poolSlot(uint32_t ai, Id pool) const {
     return const_cast<World *>(this)->poolSlot(ai, pool);
   }
   StatSlot &statSlot(uint32_t ai, Id stat) {
-    return reinterpret_cast<StatSlot *>(actors_.at(ai) + statsAt())[lp_valueSlot[stat]];
+    return reinterpret_cast<StatSlot *>(actors_.at(ai, actorWidth()) + statsAt())[lp_valueSlot[stat]];
   }
   uint32_t &firstOf(uint32_t ai, Id effect) {
-    return reinterpret_cast<uint32_t *>(actors_.at(ai) + headsAt())[effect];
+    return reinterpret_cast<uint32_t *>(actors_.at(ai, actorWidth()) + headsAt())[effect];
   }
   uint32_t firstOf(uint32_t ai, Id effect) const {
     return const_cast<World *>(this)->firstOf(ai, effect);
   }
   uint64_t *tagCache(uint32_t ai) {
-    return reinterpret_cast<uint64_t *>(actors_.at(ai) + tagCacheAt());
+    return reinterpret_cast<uint64_t *>(actors_.at(ai, actorWidth()) + tagCacheAt());
   }
 
   uint32_t instWidth() const { return sizeof(InstHead) + 8 * shape().instanceSlots; }
-  InstHead &inst(uint32_t i) { return *reinterpret_cast<InstHead *>(insts_.at(i)); }
+  InstHead &inst(uint32_t i) { return *reinterpret_cast<InstHead *>(insts_.at(i, instWidth())); }
   const InstHead &inst(uint32_t i) const {
-    return *reinterpret_cast<const InstHead *>(insts_.at(i));
+    return *reinterpret_cast<const InstHead *>(insts_.at(i, instWidth()));
   }
-  int64_t *varsOf(uint32_t i) { return reinterpret_cast<int64_t *>(insts_.at(i) + sizeof(InstHead)); }
+  int64_t *varsOf(uint32_t i) {
+    return reinterpret_cast<int64_t *>(insts_.at(i, instWidth()) + sizeof(InstHead));
+  }
   int64_t *everyDueOf(uint32_t i) { return varsOf(i) + lp_effects[inst(i).effect].varCount; }
   InstHead *instance(Handle h) {
     uint32_t i = indexOf(h);
@@ -425,11 +415,20 @@ private:
   void countFor(InstHead &in, int64_t left);
   void countDown(uint32_t ei);
   void turnTaken(Handle a, uint32_t chain);
-  void runTimers(int64_t upTo);
+  void runTimers();
   void fireTimer(const Timer &tm);
 
   // ---- bodies ----
-  int64_t runBody(Id body, Frame &f);
+  // A formula read in a frame: a number its content says is read as it
+  // stands, no frame made ready nor body called (a lifetime, a stack cap).
+  int64_t runBody(Id body, Frame &f) {
+    if (body == kNoId)
+      return 0;
+    if (lp_plain[body].kind == 1)
+      return lp_plain[body].number;
+    return runBodyCall(body, f);
+  }
+  int64_t runBodyCall(Id body, Frame &f);
   int32_t runSteps(Id body, Frame &f);
   int32_t runRule(uint32_t rule, Frame &f);
   void prepare(Frame &f);
@@ -444,20 +443,32 @@ private:
   bool enemies(Handle a, Handle b) const;
   bool related(pack::Who relation, Handle who, Handle holder) const;
   bool whoMatches(const pack::WhoClause &w, Handle who, Handle holder, uint32_t inst);
-  uint32_t candidates(const Event &e, decided::Phase phase);
+  // The pipeline for an event of kind K, or of the kind it says (kAnyKind);
+  // made for each kind the world raises itself, whose raisers call theirs.
+  static constexpr Id kAnyKind = kNoId;
+  template <Id K> Refusal raiseOf(uint32_t ei);
+  template <Id K, decided::Phase P> uint32_t candidatesOf(const Event &e);
+  template <Id K> void runBeforeOf(uint32_t ei);
+  template <Id K> void queueAfterOf(uint32_t ei);
+  template <Id K> void landOf(uint32_t ei);
   void runBefore(uint32_t ei);
+  bool hearBefore(uint32_t ei, uint32_t inst, uint32_t rule);
+  void hearAfter(uint32_t ei, uint32_t inst, uint32_t rule);
+  Handle soleHolder(const Event &e, uint32_t rule);
+  uint32_t soleInstance(Handle holder, uint32_t rule);
   bool actedInChain(uint32_t rule, uint32_t inst, uint32_t chain) const;
   void dieOrFall(uint32_t ei);
-  void land(uint32_t ei);
-  void queueAfter(uint32_t ei);
+
   void runJob(const Job &job);
   void raiseReached(uint32_t ei);
   void beginMoment();
   void endMoment();
   uint64_t handDigest(const Event &e) const;
+#define LEDGER_BUILTIN_KINDS(X)                                                                    \
+  X(Apply) X(Remove) X(Create) X(Destroy) X(Activate) X(Depleted) X(Filled) X(Change)
 
   // ---- actions (actions.cpp) ----
-  int32_t action(Frame &f, const pack::Action &a, const int64_t *args);
+  [[gnu::always_inline]] int32_t action(Frame &f, const pack::Action &a, const int64_t *args);
   void targetsOf(Frame &f, const pack::Action &a, const int64_t *args);
   Refusal changePool(Frame *f, Id tag, Id pool, Handle to, Handle source, Handle credit,
                      const Portion *portions, uint32_t count, int64_t upTo, uint32_t chain,
@@ -565,7 +576,7 @@ private:
   Rows actors_;
   Rows insts_;
   Vec<uint32_t> freeInsts_;
-  Vec<Timer> timers_; // a heap
+  TimerQueue timers_;
   Vec<Handle> globals_;
   Vec<Handle> autoActors_; // in the order they came to hold autos
   Vec<uint64_t> autoFired_; // by (actor index << 32 | ability), sorted, with its tick beside

@@ -12,6 +12,7 @@
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/GlobalVariable.h>
+#include <llvm/IR/IRBuilder.h>
 
 #include <algorithm>
 #include <cstring>
@@ -190,6 +191,47 @@ void terms(const pack::Tables &t, std::vector<uint32_t> &begin, std::vector<deci
   begin[t.values.size()] = uint32_t(list.size());
 }
 
+// A table of functions, one a definition: each calls the machinery's
+// `implementation` with that definition's id as its last operand, a
+// constant the call inlined folds through (null where `made` says none).
+template <typename Made>
+void thunks(Module &m, const char *table, const char *implementation, FunctionType *type,
+            uint32_t count, Made made) {
+  LLVMContext &ctx = m.getContext();
+  auto *ptr = PointerType::get(ctx, 0);
+  std::vector<Type *> withId(type->param_begin(), type->param_end());
+  withId.push_back(Type::getInt32Ty(ctx));
+  FunctionCallee impl =
+      m.getOrInsertFunction(implementation, FunctionType::get(type->getReturnType(), withId, false));
+  std::vector<Constant *> entries;
+  for (uint32_t id = 0; id < count; ++id) {
+    if (!made(id)) {
+      entries.push_back(ConstantPointerNull::get(ptr));
+      continue;
+    }
+    Function *fn = Function::Create(type, GlobalValue::InternalLinkage,
+                                    std::string(table) + "." + std::to_string(id), m);
+    fn->addFnAttr(Attribute::NoUnwind);
+    IRBuilder<> b(BasicBlock::Create(ctx, "entry", fn));
+    std::vector<Value *> args;
+    for (Argument &a : fn->args())
+      args.push_back(&a);
+    args.push_back(b.getInt32(id));
+    CallInst *call = b.CreateCall(impl, args);
+    if (type->getReturnType()->isVoidTy())
+      b.CreateRetVoid();
+    else
+      b.CreateRet(call);
+    entries.push_back(fn);
+  }
+  if (entries.empty())
+    entries.push_back(ConstantPointerNull::get(ptr));
+  auto *array = ArrayType::get(ptr, entries.size());
+  auto *g = new GlobalVariable(m, array, true, GlobalValue::ExternalLinkage,
+                               ConstantArray::get(array, entries), table);
+  g->setAlignment(Align(8));
+}
+
 } // namespace
 
 void emitCatalogConstants(Module &m, const pack::Tables &t, const std::vector<Function *> &bodies) {
@@ -268,6 +310,14 @@ void emitCatalogConstants(Module &m, const pack::Tables &t, const std::vector<Fu
   c.one("lp_driftingPoolCount", uint32_t(ix.driftingPools.size()));
   c.array("lp_checkReadsTime", ix.checkReadsTime);
   c.array("lp_costsWait", ix.costsWait);
+
+  // The landing of a change on each pool.
+  LLVMContext &ctx = m.getContext();
+  Type *voidTy = Type::getVoidTy(ctx);
+  Type *ptrTy = PointerType::get(ctx, 0), *i32 = Type::getInt32Ty(ctx);
+  thunks(m, "lp_landChange", "lm_landChange", FunctionType::get(voidTy, {ptrTy, i32}, false),
+         uint32_t(t.values.size()),
+         [&](uint32_t v) { return t.values[v].kind == pack::ValueKind::Pool; });
 
   // The bodies, each a function of the pack's.
   std::vector<Constant *> pointers(bodies.begin(), bodies.end());

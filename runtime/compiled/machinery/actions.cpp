@@ -18,6 +18,12 @@ using rt::sub;
 void World::targetsOf(Frame &f, const pack::Action &a, const int64_t *args) {
   if (a.query == kNoId)
     return;
+  // One actor named: no list to find.
+  if (lp_queries[a.query].kind == pack::QueryKind::Actor) {
+    if (actor(args[0]))
+      targetScratch_.push(args[0]);
+    return;
+  }
   uint32_t at = scratchHandles_.size();
   query(f, lp_queries[a.query], args, scratchHandles_);
   for (uint32_t k = at; k < scratchHandles_.size(); ++k)

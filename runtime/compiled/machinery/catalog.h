@@ -39,6 +39,11 @@ extern const ledger::pack::Body lp_bodyInfo[];
 // One function a body: a formula's (LedgerFormulaFn) or a steps body's
 // (LedgerStepsFn), compiled to call the machinery directly.
 extern void *const lp_bodies[];
+// Functions the code generator makes for each of a kind of the catalog's
+// definitions, each the machinery's own inlined for that one (engine.cpp's
+// lm_ functions): by value, a change's landing on that pool (null but for
+// pools).
+extern void *const lp_landChange[];
 // Names, for the words a fault or a refusal says: name i is
 // lp_nameChars[lp_nameAt[i], lp_nameAt[i + 1]).
 extern const uint32_t lp_nameAt[];

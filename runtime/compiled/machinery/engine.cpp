@@ -205,4 +205,8 @@ int64_t lm_math(LedgerFrame *f, uint32_t op, int64_t a, int64_t b) {
   return r;
 }
 void lm_fault(LedgerFrame *f, uint32_t code) { worldOf(f).apiFault(code); }
+
+// What the code generator's functions for each definition inline, its id a
+// constant there (catalog.h's lp_landChange …).
+LEDGER_INLINE void lm_landChange(World *w, uint32_t ei, uint32_t pool) { w->landChange(ei, pool); }
 }

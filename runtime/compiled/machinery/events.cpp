@@ -553,22 +553,14 @@ void World::dieOrFall(uint32_t ei) {
   }
 }
 
-template <Id K> void World::landOf(uint32_t ei) {
-  Event &e = ev(ei);
-  switch (BuiltinEvent(K == kAnyKind ? e.kind : K)) {
-  case BuiltinEvent::Change: {
-    Handle a = e.subject;
-    if (!actor(a) || !hasPool(a, e.pool)) {
-      e.refusal = Refusal::NoPool;
-      return;
-    }
-    if (!alive(a)) {
-      e.refusal = Refusal::Gone;
-      return;
-    }
-    Id pool = e.pool;
+// A change lands on its pool, the pool the code in hand knows: moved
+// within its bounds, and the Depleted or Filled it reaches noted; a hit that
+// would leave it at its least where a death hears it and something prevents
+// death lands one above, and that effect ends Spent.
+void World::landChange(uint32_t ei, Id pool) {
+  Handle a = ev(ei).subject;
     int64_t least = poolLeast(a, pool);
-    PoolBounds bounds = landOnPool(ev(ei), a);
+    PoolBounds bounds = landOnPool(ev(ei), a, pool);
     Event &landed = ev(ei);
     bool isSet = carriesAll(landed.tags, lp_tags[Id(BuiltinTag::Set)].closure);
     // prevents death: a hit that would leave the pool at its least, where a
@@ -605,6 +597,23 @@ template <Id K> void World::landOf(uint32_t ei) {
       if (most != INT64_MAX && done.after >= most && done.before < most)
         ev(ei).reached = Id(BuiltinEvent::Filled);
     }
+}
+
+template <Id K> void World::landOf(uint32_t ei) {
+  Event &e = ev(ei);
+  switch (BuiltinEvent(K == kAnyKind ? e.kind : K)) {
+  case BuiltinEvent::Change: {
+    if (!actor(e.subject) || !hasPool(e.subject, e.pool)) {
+      e.refusal = Refusal::NoPool;
+      return;
+    }
+    if (!alive(e.subject)) {
+      e.refusal = Refusal::Gone;
+      return;
+    }
+    // Its pool's own landing, made for that pool: its bounds, drift and
+    // crossings as the catalog gives them.
+    reinterpret_cast<void (*)(World *, uint32_t)>(lp_landChange[e.pool])(this, ei);
     return;
   }
   case BuiltinEvent::Apply:

@@ -74,12 +74,14 @@ public:
         node = nodes_.size();
         nodes_.push({t, 0});
       }
-      // Appended: pushed in order, a bucket mostly stays in order.
-      if (tail_[b])
-        nodes_[tail_[b] - 1].next = node + 1;
+      // Appended to its kind's list: each kind's pushed mostly in order, as
+      // instances go on and rules run in order (crossings aside).
+      uint32_t list = b * kLists + listOf(t);
+      if (tail_[list])
+        nodes_[tail_[list] - 1].next = node + 1;
       else
-        head_[b] = node + 1;
-      tail_[b] = node + 1;
+        head_[list] = node + 1;
+      tail_[list] = node + 1;
       occupied_[b / 64] |= uint64_t(1) << (b % 64);
       ++inWheel_;
     } else {
@@ -133,8 +135,8 @@ public:
   template <typename F> void each(F f) const {
     for (uint32_t k = runAt_; k < run_.size(); ++k)
       f(run_[k]);
-    for (uint32_t b = 0; b < kTicks; ++b)
-      for (uint32_t n = head_[b]; n; n = nodes_[n - 1].next)
+    for (uint32_t list = 0; list < kTicks * kLists; ++list)
+      for (uint32_t n = head_[list]; n; n = nodes_[n - 1].next)
         f(nodes_[n - 1].timer);
     for (const Timer &t : far_)
       f(t);
@@ -146,8 +148,8 @@ public:
     runAt_ = 0;
     nodes_.clear();
     free_.clear();
-    for (uint32_t b = 0; b < kTicks; ++b)
-      head_[b] = tail_[b] = 0;
+    for (uint32_t list = 0; list < kTicks * kLists; ++list)
+      head_[list] = tail_[list] = 0;
     for (uint64_t &w : occupied_)
       w = 0;
     far_.clear();
@@ -183,18 +185,32 @@ private:
         if (next > tick)
           return false;
         uint32_t b = uint32_t(next) & (kTicks - 1);
+        // Each list sorted on its own, then the crossings and the every
+        // rules (both run first within a tick) merged; the lifetimes and
+        // the autos' wakes after them, as timerLater orders them.
         run_.clear();
-        for (uint32_t n = head_[b]; n;) {
-          run_.push(nodes_[n - 1].timer);
-          free_.push(n - 1);
-          n = nodes_[n - 1].next;
+        uint32_t ends[kLists];
+        for (uint32_t k = 0; k < kLists; ++k) {
+          uint32_t from = run_.size();
+          uint32_t list = b * kLists + k;
+          for (uint32_t n = head_[list]; n;) {
+            run_.push(nodes_[n - 1].timer);
+            free_.push(n - 1);
+            n = nodes_[n - 1].next;
+          }
+          head_[list] = tail_[list] = 0;
+          sortRange(from, run_.size());
+          ends[k] = run_.size();
         }
-        head_[b] = tail_[b] = 0;
+        if (ends[0] > 0 && ends[1] > ends[0] && timerLater(run_[ends[0] - 1], run_[ends[0]]))
+          merge(ends[0], ends[1]);
+        if (!std::is_sorted(run_.begin(), run_.end(),
+                            [](const Timer &x, const Timer &y) { return timerLater(y, x); }))
+          sortRange(0, run_.size());
         occupied_[b / 64] &= ~(uint64_t(1) << (b % 64));
         inWheel_ -= run_.size();
         runAt_ = 0;
         current_ = next;
-        sortRun();
         migrate();
         return true;
       }
@@ -206,18 +222,39 @@ private:
     }
   }
 
-  // The tick's timers into their order: slid into place one by one, as most
+  // run_[0, mid) and run_[mid, end), each in order, into one.
+  void merge(uint32_t mid, uint32_t end) {
+    merged_.clear();
+    uint32_t a = 0, b = mid;
+    while (a < mid && b < end)
+      merged_.push(timerLater(run_[a], run_[b]) ? run_[b++] : run_[a++]);
+    while (a < mid)
+      merged_.push(run_[a++]);
+    while (b < end)
+      merged_.push(run_[b++]);
+    for (uint32_t k = 0; k < end; ++k)
+      run_[k] = merged_[k];
+  }
+
+  // A list of one kind: crossings first, then every rules, lifetimes and
+  // the autos' wakes (phases 0, 0, 1, 2).
+  static constexpr uint32_t kLists = 4;
+  static uint32_t listOf(const Timer &t) {
+    return t.kind == TimerKind::PoolBound ? 0 : t.phase == 0 ? 1 : t.phase == 1 ? 2 : 3;
+  }
+
+  // A stretch of the run into order: slid into place one by one, as most
   // came in order; sorted whole past a few moves an item.
-  void sortRun() {
-    uint32_t n = run_.size(), moves = 0;
-    for (uint32_t i = 1; i < n; ++i) {
+  void sortRange(uint32_t from, uint32_t to) {
+    uint32_t moves = 0, n = to - from;
+    for (uint32_t i = from + 1; i < to; ++i) {
       Timer t = run_[i];
       uint32_t j = i;
-      for (; j > 0 && timerLater(run_[j - 1], t); --j) {
+      for (; j > from && timerLater(run_[j - 1], t); --j) {
         run_[j] = run_[j - 1];
         if (++moves > 4 * n + 16) {
           run_[j - 1] = t;
-          std::sort(run_.begin(), run_.end(),
+          std::sort(run_.begin() + from, run_.begin() + to,
                     [](const Timer &x, const Timer &y) { return timerLater(y, x); });
           return;
         }
@@ -242,11 +279,13 @@ private:
     uint32_t next; // the bucket's next node, index + 1
   };
   Vec<Timer> run_;     // the tick under way's timers, in order, from runAt_
+  Vec<Timer> merged_;  // scratch for a merge
   uint32_t runAt_ = 0;
   int64_t current_ = -1; // the tick under way: the wheel reaches the kTicks after it
   Vec<Node> nodes_;
   Vec<uint32_t> free_;
-  uint32_t head_[kTicks] = {}, tail_[kTicks] = {}; // each bucket's first and last node, index + 1
+  // Each bucket's lists' first and last nodes, index + 1.
+  uint32_t head_[kTicks * kLists] = {}, tail_[kTicks * kLists] = {};
   uint64_t occupied_[kWords] = {};
   Vec<Timer> far_; // a heap
   uint32_t count_ = 0, inWheel_ = 0;

@@ -408,7 +408,9 @@ void World::settlePools(Handle a) {
       settlePool(a, p);
 }
 
-World::PoolBounds World::settlePool(Handle a, Id p) {
+World::PoolBounds World::settlePool(Handle a, Id p) { return settlePoolOf(a, p); }
+
+World::PoolBounds World::settlePoolOf(Handle a, Id p) {
   uint32_t ai = indexOf(a);
   if (!poolSlot(ai, p).has)
     return {};
@@ -465,7 +467,7 @@ World::PoolBounds World::touchPool(Handle a, Id pool) {
           bounds = settled;
       }
   } else {
-    bounds = settlePool(a, pool);
+    bounds = settlePoolOf(a, pool);
   }
   ++epoch_;
   // Retimed as the moment ends: what a crossing reads moved. Where no pool
@@ -629,9 +631,9 @@ bool World::maxSteadyOnLanding(Id pool) const {
 
 // A change lands: its portions summed, the pool moved within its bounds, and
 // what it took and what its bound refused written on the event.
-World::PoolBounds World::landOnPool(Event &e, Handle a) {
-  PoolBounds bounds = touchPool(a, e.pool);
-  PoolSlot &slot = poolSlot(indexOf(a), e.pool);
+World::PoolBounds World::landOnPool(Event &e, Handle a, Id pool) {
+  PoolBounds bounds = touchPool(a, pool);
+  PoolSlot &slot = poolSlot(indexOf(a), pool);
   int64_t before = slot.amount;
   NumberFault fault = NumberFault::None;
   int64_t amount = 0;
@@ -657,8 +659,8 @@ World::PoolBounds World::landOnPool(Event &e, Handle a) {
     }
     target = add(before, amount < room ? amount : room, fault);
   }
-  int64_t after = clampWithin(e.pool, target, bounds);
-  poolSlot(indexOf(a), e.pool).amount = after;
+  int64_t after = clampWithin(pool, target, bounds);
+  poolSlot(indexOf(a), pool).amount = after;
   e.before = before;
   e.onPool = 1;
   e.after = after;

@@ -204,7 +204,7 @@ public:
   }
   bool exists(Handle h) const { return actor(h) != nullptr; }
   uint64_t living(Handle *out, uint64_t room) const;
-  int64_t value(Handle a, Id v);
+  [[gnu::always_inline]] int64_t value(Handle a, Id v);
   bool maximum(Handle a, Id v, int64_t &out);
   Handle linkOf(Handle a, Id link) const;
   bool hasPool(Handle a, Id pool) const;
@@ -341,21 +341,21 @@ private:
 
   // ---- values (values.cpp) ----
   int64_t base(Handle a, Id value);
-  int64_t computeStat(Handle a, Id stat);
+  [[gnu::always_inline]] int64_t computeStat(Handle a, Id stat);
   int64_t computeStatAfresh(Handle a, Id stat);
-  int64_t boundOf(Handle a, Id body);
+  [[gnu::always_inline]] int64_t boundOf(Handle a, Id body);
   bool faultNesting();
   int64_t rounded(Id value, int64_t v) const;
   struct PoolBounds {
     int64_t least = 0;
     int64_t most = INT64_MAX;
   };
-  PoolBounds poolBounds(Handle a, Id pool) {
+  [[gnu::always_inline]] PoolBounds poolBounds(Handle a, Id pool) {
     int64_t least = poolLeast(a, pool);
     return {least, poolMost(a, pool)};
   }
-  int64_t poolLeast(Handle a, Id pool);
-  int64_t poolMost(Handle a, Id pool);
+  [[gnu::always_inline]] int64_t poolLeast(Handle a, Id pool);
+  [[gnu::always_inline]] int64_t poolMost(Handle a, Id pool);
   int64_t clampWithin(Id pool, int64_t amount, PoolBounds b) const {
     int64_t most = b.most > b.least ? b.most : b.least;
     int64_t v = amount < b.least ? b.least : amount > most ? most : amount;
@@ -365,25 +365,28 @@ private:
     return clampWithin(pool, amount, poolBounds(a, pool));
   }
   int64_t poolNow(Handle a, Id pool);
-  int64_t poolNowWithin(Handle a, Id pool, PoolBounds bounds);
-  int64_t poolDrifted(Handle a, Id pool, PoolBounds bounds);
-  int64_t drifted(Handle a, Id pool, int64_t amount, int64_t from, int64_t to, PoolBounds bounds,
-                  NumberFault &fault);
-  int64_t regenPeriod(Handle a, Id pool);
-  int64_t refillPeriod(Handle a, Id pool);
+  [[gnu::always_inline]] int64_t poolNowWithin(Handle a, Id pool, PoolBounds bounds);
+  [[gnu::always_inline]] int64_t poolDrifted(Handle a, Id pool, PoolBounds bounds);
+  [[gnu::always_inline]] int64_t drifted(Handle a, Id pool, int64_t amount, int64_t from,
+                                         int64_t to, PoolBounds bounds, NumberFault &fault);
+  [[gnu::always_inline]] int64_t regenPeriod(Handle a, Id pool);
+  [[gnu::always_inline]] int64_t refillPeriod(Handle a, Id pool);
   int64_t poolClock(Handle a) const { return (now_ - actor(a)->madeAt) * tickTime_; }
   int64_t driftReaches(Handle a, Id pool, int64_t rate, int64_t amount, int64_t to);
+  // The pool's anchor brought to now; inlined where the pool is known
+  // (settlePoolOf), called where it isn't.
   PoolBounds settlePool(Handle a, Id pool);
+  [[gnu::always_inline]] PoolBounds settlePoolOf(Handle a, Id pool);
   void settlePools(Handle a);
   void touch(Handle a);
   void touchFor(Handle a, Id effect);
-  PoolBounds touchPool(Handle a, Id pool);
+  [[gnu::always_inline]] PoolBounds touchPool(Handle a, Id pool);
   void markTouched(uint32_t ai);
   void watchBounds(Handle a);
   void reachBounds(Handle source, Handle credit, uint32_t chain);
   void schedulePoolBounds(Handle a);
   void firePoolBound(const Timer &tm);
-  PoolBounds landOnPool(Event &e, Handle a);
+  [[gnu::always_inline]] PoolBounds landOnPool(Event &e, Handle a, Id pool);
   bool maxSteadyOnLanding(Id pool) const;
 
   // ---- effects (effects.cpp) ----
@@ -451,6 +454,11 @@ private:
   template <Id K> void runBeforeOf(uint32_t ei);
   template <Id K> void queueAfterOf(uint32_t ei);
   template <Id K> void landOf(uint32_t ei);
+public:
+  // Inlined into the landing the code generator makes for each pool.
+  [[gnu::always_inline]] void landChange(uint32_t ei, Id pool);
+
+private:
   void runBefore(uint32_t ei);
   bool hearBefore(uint32_t ei, uint32_t inst, uint32_t rule);
   void hearAfter(uint32_t ei, uint32_t inst, uint32_t rule);
@@ -469,7 +477,7 @@ private:
 
   // ---- actions (actions.cpp) ----
   [[gnu::always_inline]] int32_t action(Frame &f, const pack::Action &a, const int64_t *args);
-  void targetsOf(Frame &f, const pack::Action &a, const int64_t *args);
+  [[gnu::always_inline]] void targetsOf(Frame &f, const pack::Action &a, const int64_t *args);
   Refusal changePool(Frame *f, Id tag, Id pool, Handle to, Handle source, Handle credit,
                      const Portion *portions, uint32_t count, int64_t upTo, uint32_t chain,
                      bool priced = false);

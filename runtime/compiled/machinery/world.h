@@ -395,7 +395,7 @@ private:
     int64_t stacks = 0;
     Refusal kept = Refusal::None;
   };
-  Frame frameFor(uint32_t inst, int64_t event, uint32_t chain);
+  [[gnu::always_inline]] Frame frameFor(uint32_t inst, int64_t event, uint32_t chain);
   void schedule(uint32_t inst);
   void pushTimer(Timer t);
   uint32_t newInstance(Event &e, uint32_t eventIndex);
@@ -432,9 +432,9 @@ private:
     return runBodyCall(body, f);
   }
   int64_t runBodyCall(Id body, Frame &f);
-  int32_t runSteps(Id body, Frame &f);
-  int32_t runRule(uint32_t rule, Frame &f);
-  void prepare(Frame &f);
+  [[gnu::always_inline]] int32_t runSteps(Id body, Frame &f);
+  [[gnu::always_inline]] int32_t runRule(uint32_t rule, Frame &f);
+  [[gnu::always_inline]] void prepare(Frame &f);
 
   // ---- events (events.cpp) ----
   uint32_t newEvent(Id kind, Handle subject, Handle source, Handle credit, uint32_t chain);
@@ -460,8 +460,8 @@ public:
 
 private:
   void runBefore(uint32_t ei);
-  bool hearBefore(uint32_t ei, uint32_t inst, uint32_t rule);
-  void hearAfter(uint32_t ei, uint32_t inst, uint32_t rule);
+  [[gnu::always_inline]] bool hearBefore(uint32_t ei, uint32_t inst, uint32_t rule);
+  [[gnu::always_inline]] void hearAfter(uint32_t ei, uint32_t inst, uint32_t rule);
   Handle soleHolder(const Event &e, uint32_t rule);
   uint32_t soleInstance(Handle holder, uint32_t rule);
   bool actedInChain(uint32_t rule, uint32_t inst, uint32_t chain) const;

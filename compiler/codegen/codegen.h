@@ -9,10 +9,28 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ledger::codegen {
 
 enum class OptLevel : uint8_t { O0, O1, O2, O3 };
+
+// Where a build's time went (`ledger build --time`), in seconds of CPU
+// summed over the threads that ran each stage, and of wall for the whole.
+struct PartTimes {
+  bool cold = false; // its bodies run once an order or less
+  double read = 0, optimise = 0, codegen = 0;
+};
+struct BuildTimes {
+  double lower = 0;              // the tables lowered to LLVM IR and verified
+  double optimise = 0;           // LLVM's IR pipelines
+  double codegen = 0;            // machine code and the object files
+  double link = 0;               // lld and the seal
+  double wall = 0;               // from the first lowering to the seal
+  unsigned parts = 0;            // modules compiled: 1 where the pack isn't split
+  unsigned threads = 0;          // threads that compiled them
+  std::vector<PartTimes> byPart; // part 0 (the tables, and where unsplit every body) first
+};
 
 struct Options {
   OptLevel optLevel = OptLevel::O2;
@@ -23,6 +41,12 @@ struct Options {
   bool specialise = true;
   // Keep the object file (outPath + ".o") after linking, for inspection.
   bool keepObject = false;
+  // Threads compiling a large pack's parts side by side; 0: one a core.
+  unsigned jobs = 0;
+  // Filled in as the build goes, when not null.
+  BuildTimes *times = nullptr;
+  // LLVM's own report of its passes' times, printed to stderr (one thread).
+  bool timePasses = false;
 };
 
 // Compiles every body of the tables to native code and links a shared object

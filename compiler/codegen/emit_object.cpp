@@ -1,8 +1,10 @@
-// The host's target machine, the new pass manager's default pipeline, and an
-// object file in memory.
+// The host's target machine, the new pass manager's pipelines, and an object
+// file in memory.
 #include "codegen/internal.h"
 
 #include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/PassTimingInfo.h>
+#include <llvm/IR/ValueHandle.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
@@ -54,6 +56,60 @@ OptimizationLevel passLevel(OptLevel level) {
   return OptimizationLevel::O2;
 }
 
+// The analyses a pipeline may ask for, registered and cross-wired.
+struct Analyses {
+  explicit Analyses(PassBuilder &builder) {
+    builder.registerModuleAnalyses(modules);
+    builder.registerCGSCCAnalyses(sccs);
+    builder.registerFunctionAnalyses(functions);
+    builder.registerLoopAnalyses(loops);
+    builder.crossRegisterProxies(loops, functions, sccs, modules);
+  }
+  LoopAnalysisManager loops;
+  FunctionAnalysisManager functions;
+  CGSCCAnalysisManager sccs;
+  ModuleAnalysisManager modules;
+};
+
+// A cold body's pipeline: its stack slots become registers, the frame's
+// fields read again and again are read once, and dead branches go. No
+// instcombine: on the cold bodies' long formulas it alone takes six times as
+// long as all of this.
+constexpr const char *kColdPipeline = "sroa<modify-cfg>,early-cse,simplifycfg";
+
+// Holds functions out of the module pipeline: its passes skip a function
+// marked optnone, which must be noinline too. The pipeline may delete one it
+// finds unused (a body the machinery's table no longer names once it folds):
+// each is held by a handle that forgets a deleted function.
+class HeldOut {
+public:
+  explicit HeldOut(ArrayRef<Function *> functions) {
+    for (Function *fn : functions) {
+      held_.push_back({WeakVH(fn), !fn->hasFnAttribute(Attribute::NoInline)});
+      fn->addFnAttr(Attribute::OptimizeNone);
+      fn->addFnAttr(Attribute::NoInline);
+    }
+  }
+  ~HeldOut() {
+    for (auto &[handle, addedNoInline] : held_)
+      if (auto *fn = cast_or_null<Function>(handle)) {
+        fn->removeFnAttr(Attribute::OptimizeNone);
+        if (addedNoInline)
+          fn->removeFnAttr(Attribute::NoInline);
+      }
+  }
+
+private:
+  std::vector<std::pair<WeakVH, bool>> held_;
+};
+
+size_t definedFunctions(const Module &module) {
+  size_t defined = 0;
+  for (const Function &fn : module)
+    defined += !fn.isDeclaration();
+  return defined;
+}
+
 } // namespace
 
 // The host's triple with a generic CPU: a pack built on one machine runs on
@@ -72,21 +128,28 @@ std::unique_ptr<TargetMachine> hostTargetMachine(OptLevel level, std::string &er
   return machine;
 }
 
-void optimise(Module &module, TargetMachine &machine, OptLevel level) {
-  LoopAnalysisManager loops;
-  FunctionAnalysisManager functions;
-  CGSCCAnalysisManager sccs;
-  ModuleAnalysisManager modules;
-  PassBuilder builder(&machine);
-  builder.registerModuleAnalyses(modules);
-  builder.registerCGSCCAnalyses(sccs);
-  builder.registerFunctionAnalyses(functions);
-  builder.registerLoopAnalyses(loops);
-  builder.crossRegisterProxies(loops, functions, sccs, modules);
-  ModulePassManager pipeline = level == OptLevel::O0
-                                   ? builder.buildO0DefaultPipeline(OptimizationLevel::O0)
-                                   : builder.buildPerModuleDefaultPipeline(passLevel(level));
-  pipeline.run(module, modules);
+void optimise(Module &module, TargetMachine &machine, OptLevel level,
+              ArrayRef<Function *> coldOnes) {
+  // Reports the pipeline's passes as it goes out of scope, when asked for.
+  PassInstrumentationCallbacks instrumentation;
+  TimePassesHandler passTimes(TimePassesIsEnabled);
+  passTimes.registerCallbacks(instrumentation);
+  PassBuilder builder(&machine, PipelineTuningOptions(), std::nullopt, &instrumentation);
+  Analyses analyses(builder);
+  if (level == OptLevel::O0) {
+    builder.buildO0DefaultPipeline(OptimizationLevel::O0).run(module, analyses.modules);
+    return;
+  }
+  if (!coldOnes.empty()) {
+    FunctionPassManager cold;
+    cantFail(builder.parsePassPipeline(cold, kColdPipeline));
+    for (Function *fn : coldOnes)
+      cold.run(*fn, analyses.functions);
+  }
+  if (coldOnes.size() == definedFunctions(module))
+    return;
+  HeldOut held(coldOnes);
+  builder.buildPerModuleDefaultPipeline(passLevel(level)).run(module, analyses.modules);
 }
 
 bool emitObject(Module &module, TargetMachine &machine, SmallVectorImpl<char> &object,

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace ledger::codegen::detail {
 
@@ -84,9 +85,13 @@ std::unique_ptr<llvm::Module> lowerPack(llvm::LLVMContext &ctx, const llvm::Targ
                                         uint64_t hash, bool specialise, std::string &error);
 
 std::unique_ptr<llvm::TargetMachine> hostTargetMachine(OptLevel level, std::string &error);
-void optimise(llvm::Module &module, llvm::TargetMachine &machine, OptLevel level);
+// The level's default pipeline for every function but coldOnes, the bodies
+// that run once an order or less, which take a short function pipeline.
+void optimise(llvm::Module &module, llvm::TargetMachine &machine, OptLevel level,
+              llvm::ArrayRef<llvm::Function *> coldOnes = {});
 bool emitObject(llvm::Module &module, llvm::TargetMachine &machine,
                 llvm::SmallVectorImpl<char> &object, std::string &error);
-bool linkShared(const std::string &objectPath, const std::string &outPath, std::string &error);
+bool linkShared(const std::vector<std::string> &objectPaths, const std::string &outPath,
+                std::string &error);
 
 } // namespace ledger::codegen::detail

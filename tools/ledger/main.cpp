@@ -5,12 +5,15 @@
 #include "driver/temp_dir.h"
 #include "eval/eval.h"
 #include "ir/ir.h"
+#include "pack_cache.h"
 #include "play_runner.h"
 #include "parse/parse.h"
 
 #include <llvm/Config/llvm-config.h>
 
 #include <algorithm>
+#include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -31,9 +34,12 @@ commands:
   check PATH [--dump]   read and check a catalog (.ledger file, .catalog list
                         or folder) or a .play file and the catalog it names;
                         --dump prints the checked syntax tree
-  build PATH -o PACK    compile a catalog into a content pack (.so)
+  build PATH -o PACK [--time] [--jobs N]
+                        compile a catalog into a content pack (.so); --time
+                        says where the time went, --jobs how many threads
+                        compile a large pack's parts (default: one a core)
   play FILE... [--engine compiled|reference] [--pack PACK] [--results OUT]
-       [--journal OUT] [--stats]
+       [--journal OUT] [--stats] [--no-cache] [--verbose]
                         run the plays of .play files (a folder: every one in
                         it) against their catalogs, on a pack built for each
                         (compiled, the default), one built before (--pack,
@@ -44,7 +50,12 @@ commands:
                         refused as it is read is one failure; --stats says
                         which engine ran each file (the compiled engine's
                         generic path with the forms that keep it there) and
-                        how many events took the generic path
+                        how many events took the generic path. The packs
+                        built are kept in the pack cache ($LEDGER_CACHE, else
+                        $XDG_CACHE_HOME/ledger or ~/.cache/ledger) and used
+                        again while the catalog and `ledger` are unchanged;
+                        --no-cache builds afresh and keeps nothing, --verbose
+                        says of each pack whether it was cached or built
   ir PATH [--llvm [--generic]]
                         print a catalog's IR, or with --llvm the optimised
                         LLVM IR of its pack (--generic: the pack its bodies
@@ -150,10 +161,12 @@ int ir(const std::vector<std::string_view> &args) {
 }
 
 // Builds a compiled pack of the tables at out; false, having said why.
-bool buildPackFile(const ledger::pack::Tables &tables, const std::string &out) {
+bool buildPackFile(const ledger::pack::Tables &tables, const std::string &out,
+                   const ledger::codegen::Options &options = {}) {
   std::string blob = ledger::pack::serialize(tables);
   std::string error;
-  if (!ledger::codegen::buildPack(tables, blob, ledger::pack::catalogHash(tables), out, error)) {
+  if (!ledger::codegen::buildPack(tables, blob, ledger::pack::catalogHash(tables), out, error,
+                                  options)) {
     std::fprintf(stderr, "ledger: can't build the pack: %s\n", error.c_str());
     return false;
   }
@@ -185,12 +198,51 @@ bool playFiles(const std::string &path, std::vector<std::string> &files) {
   return !found.empty();
 }
 
+// Seconds of CPU the process has run, every thread's.
+double processSeconds() { return double(std::clock()) / CLOCKS_PER_SEC; }
+
+// `build --time`: where a build's time went.
+void printTimes(double frontEnd, const ledger::codegen::BuildTimes &times, double wall,
+                double cpu) {
+  std::fprintf(stderr,
+               "ledger build: CPU seconds by stage\n"
+               "  front end        %7.3f  read, checked and lowered to tables\n"
+               "  LLVM IR          %7.3f  lowered to IR, identical bodies folded, split\n"
+               "  optimisation     %7.3f\n"
+               "  code generation  %7.3f\n"
+               "  link and seal    %7.3f\n"
+               "  total            %7.3f  CPU, %.3f s wall; %u part%s on %u thread%s\n",
+               frontEnd, times.lower, times.optimise, times.codegen, times.link, cpu, wall,
+               times.parts, times.parts == 1 ? "" : "s", times.threads,
+               times.threads == 1 ? "" : "s");
+  if (times.parts < 2)
+    return;
+  std::fprintf(stderr, "  by part (CPU seconds): read, optimisation, code generation\n");
+  for (size_t p = 0; p < times.byPart.size(); ++p) {
+    const ledger::codegen::PartTimes &part = times.byPart[p];
+    const char *kind = p == 0 ? "tables" : part.cold ? "cold" : "hot";
+    std::fprintf(stderr, "    %2zu %-6s %7.3f %7.3f %7.3f\n", p, kind, part.read, part.optimise,
+                 part.codegen);
+  }
+}
+
 int build(const std::vector<std::string_view> &args) {
   std::string path, out;
+  bool time = false;
+  ledger::codegen::Options options;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "-o" && i + 1 < args.size())
       out = args[++i];
-    else if (args[i].starts_with("-") || !path.empty())
+    else if (args[i] == "--time")
+      time = true;
+    else if (args[i] == "--time-passes")
+      options.timePasses = true;
+    else if (args[i] == "--jobs" && i + 1 < args.size()) {
+      int jobs = std::atoi(std::string(args[++i]).c_str());
+      if (jobs < 1)
+        return usageError("--jobs takes a count of threads, 1 or more");
+      options.jobs = unsigned(jobs);
+    } else if (args[i].starts_with("-") || !path.empty())
       return usageError("build takes a catalog and -o PACK");
     else
       path = args[i];
@@ -202,11 +254,67 @@ int build(const std::vector<std::string_view> &args) {
   // A name the linker would read as an option is a file here.
   if (out.starts_with("-"))
     out = "./" + out;
+  auto start = std::chrono::steady_clock::now();
+  double cpuStart = processSeconds();
   ledger::pack::Tables tables;
   auto fe = loadAndLower(path, tables);
   if (!fe->ok())
     return 1;
-  return buildPackFile(tables, out) ? 0 : 1;
+  double frontEnd = processSeconds() - cpuStart;
+  ledger::codegen::BuildTimes times;
+  if (time)
+    options.times = &times;
+  if (!buildPackFile(tables, out, options))
+    return 1;
+  if (time) {
+    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    printTimes(frontEnd, times, wall, processSeconds() - cpuStart);
+  }
+  return 0;
+}
+
+// A pack built for this run alone at `so`; null, having said why.
+std::unique_ptr<ledger::rt::Pack> freshPack(const ledger::pack::Tables &tables,
+                                            const std::string &so, const std::string &file,
+                                            bool verbose) {
+  if (!buildPackFile(tables, so))
+    return nullptr;
+  std::string why;
+  std::unique_ptr<ledger::rt::Pack> pack = ledger::rt::Pack::load(so, why);
+  if (!pack)
+    std::fprintf(stderr, "ledger: the pack %s is refused: %s\n", so.c_str(), why.c_str());
+  else if (verbose)
+    std::fprintf(stderr, "pack: built for %s, not kept\n", file.c_str());
+  return pack;
+}
+
+// The pack the cache keeps for these tables, built into it if it holds none
+// or one it refuses (a cache that can't be written: built for this run at
+// `so`); null, having said why.
+std::unique_ptr<ledger::rt::Pack> cachedPack(const ledger::pack::Tables &tables,
+                                             const std::string &folder, const std::string &so,
+                                             const std::string &file, bool verbose) {
+  std::string blob = ledger::pack::serialize(tables);
+  auto build = [&](const std::string &path, std::string &error) {
+    return ledger::codegen::buildPack(tables, blob, ledger::pack::catalogHash(tables), path, error);
+  };
+  ledger::cache::Found found = ledger::cache::find(folder, tables, blob, build);
+  if (found.unusable) {
+    std::fprintf(stderr, "ledger: %s: the pack is not kept\n", found.error.c_str());
+    return freshPack(tables, so, file, verbose);
+  }
+  if (!found.pack) {
+    std::fprintf(stderr, "ledger: can't build the pack: %s\n", found.error.c_str());
+    return nullptr;
+  }
+  if (found.source == ledger::cache::Source::Rebuilt)
+    std::fprintf(stderr, "ledger: the cached pack %s is refused (%s): built again\n",
+                 found.path.c_str(), found.refused.c_str());
+  if (verbose)
+    std::fprintf(stderr, "pack: %s for %s: %s\n",
+                 found.source == ledger::cache::Source::Cached ? "cached" : "built", file.c_str(),
+                 found.path.c_str());
+  return std::move(found.pack);
 }
 
 // Which engine runs a file's plays, and for a compiled pack on the generic
@@ -231,7 +339,7 @@ std::string engineStats(const std::string &file, const std::string &engine,
 int play(const std::vector<std::string_view> &args) {
   std::vector<std::string> files;
   std::string engine = "compiled", results, journalPath, packPath;
-  bool stats = false;
+  bool stats = false, useCache = true, verbose = false;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--engine" && i + 1 < args.size())
       engine = args[++i];
@@ -243,6 +351,10 @@ int play(const std::vector<std::string_view> &args) {
       journalPath = args[++i];
     else if (args[i] == "--pack" && i + 1 < args.size())
       packPath = args[++i];
+    else if (args[i] == "--no-cache")
+      useCache = false;
+    else if (args[i] == "--verbose")
+      verbose = true;
     else if (args[i].starts_with("-"))
       return usageError(("play: unknown option " + std::string(args[i])).c_str());
     else if (!playFiles(std::string(args[i]), files))
@@ -298,14 +410,11 @@ int play(const std::vector<std::string_view> &args) {
       }
     } else {
       std::string so = temp.path + "/pack" + std::to_string(f) + ".so";
-      if (!buildPackFile(tables, so))
+      std::string cacheFolder = useCache ? ledger::cache::folder() : std::string();
+      pack = cacheFolder.empty() ? freshPack(tables, so, files[f], verbose)
+                                 : cachedPack(tables, cacheFolder, so, files[f], verbose);
+      if (!pack)
         return 1;
-      std::string why;
-      pack = ledger::rt::Pack::load(so, why);
-      if (!pack) {
-        std::fprintf(stderr, "ledger: the pack %s is refused: %s\n", so.c_str(), why.c_str());
-        return 1;
-      }
     }
     if (stats)
       std::fputs(engineStats(files[f], engine, *pack).c_str(), out);

@@ -4,7 +4,7 @@
 // See bench/README.md for what it measures and how.
 //
 //   ledger_bench_skirmish [--actors N]... [--seconds S] [--catalog PATH]
-//                         [--whole-second] [--autos] [--repeat K]
+//                         [--whole-second] [--autos] [--repeat K] [--journal-off]
 //                         [--engine reference|compiled|hand|both|all]
 #include "codegen/codegen.h"
 #include "driver/temp_dir.h"
@@ -121,6 +121,7 @@ struct Options {
   int64_t repeat = 3; // runs of each engine, taken in turn: the ratio is of their medians
   bool wholeSecond = false; // advance(20) once a second instead of advance(1) a tick
   bool autos = false;       // Strike granted auto (Brawler): no orders, the world alone
+  bool journalOff = false;  // the compiled engine run with its journal off alone (to profile)
   bool reference = true, compiled = true, hand = true;
   std::string catalog = LEDGER_BENCH_CATALOG;
 };
@@ -371,7 +372,7 @@ int usage(const char *why) {
   std::fprintf(stderr,
                "ledger_bench_skirmish: %s\n"
                "usage: ledger_bench_skirmish [--actors N]... [--seconds S] [--catalog PATH]\n"
-               "                             [--whole-second] [--autos] [--repeat K]\n"
+               "                             [--whole-second] [--autos] [--repeat K] [--journal-off]\n"
                "                             [--engine reference|compiled|hand|both|all]\n",
                why);
   return 2;
@@ -395,6 +396,8 @@ int main(int argc, char **argv) {
       opt.wholeSecond = true;
     else if (a == "--autos")
       opt.autos = true;
+    else if (a == "--journal-off")
+      opt.journalOff = true;
     else if (a == "--engine" && i + 1 < argc) {
       // both: the two engines; all: them and the hand code.
       std::string_view e = argv[++i];
@@ -433,7 +436,7 @@ int main(int argc, char **argv) {
   }
   // The compiled engine runs with its journal off beside the hand code,
   // which keeps none.
-  const bool compiledOff = opt.compiled && opt.hand;
+  const bool compiledOff = opt.compiled && (opt.hand || opt.journalOff);
   bool needPacks = opt.reference || opt.compiled;
 
   // The pipeline `ledger play` runs: front end, lower, then a reference pack
@@ -495,7 +498,7 @@ int main(int argc, char **argv) {
   // with their journals hashed, the compiled one with its journal off, and
   // the hand code.
   enum Kind { Reference, Compiled, CompiledOff, Hand, Kinds };
-  const bool runs[Kinds] = {opt.reference, opt.compiled, compiledOff, opt.hand};
+  const bool runs[Kinds] = {opt.reference, opt.compiled && !opt.journalOff, compiledOff, opt.hand};
   const bool readEnd = opt.hand;
   for (int64_t n : opt.actors) {
     Result res[Kinds];

@@ -6,17 +6,9 @@
 //   ledger_bench_skirmish [--actors N]... [--seconds S] [--catalog PATH]
 //                         [--whole-second] [--autos] [--repeat K] [--journal-off]
 //                         [--engine reference|compiled|hand|both|all]
-#include "codegen/codegen.h"
-#include "driver/temp_dir.h"
-#include "driver/frontend.h"
-#include "eval/eval.h"
 #include "hand/skirmish_hand.h"
-#include "ir/ir.h"
-#include "pack.h"
+#include "support.h"
 #include "world.h"
-
-#include <malloc.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -39,57 +31,12 @@ namespace {
 using ledger::rt::Handle;
 using ledger::rt::JournalMode;
 using ledger::rt::World;
-using Id = ledger::pack::Id;
+using bench::Ids;
+using bench::heapBytes;
+using bench::idsOf;
+using bench::kOne;
+using bench::residentBytes;
 using Clock = std::chrono::steady_clock;
-constexpr int64_t kOne = 1'000'000; // a number's 1: values are fixed point, six places
-
-// The process's resident set in bytes (/proc/self/statm's second field).
-int64_t residentBytes() {
-  std::FILE *f = std::fopen("/proc/self/statm", "r");
-  if (!f)
-    return 0;
-  long long size = 0, resident = 0;
-  if (std::fscanf(f, "%lld %lld", &size, &resident) != 2)
-    resident = 0;
-  std::fclose(f);
-  return int64_t(resident) * sysconf(_SC_PAGESIZE);
-}
-
-// The bytes malloc has handed out and not had back (mallinfo2): the heap the
-// world holds, untouched by pages the allocator kept from an earlier run.
-int64_t heapBytes() {
-  struct mallinfo2 mi = mallinfo2();
-  return int64_t(mi.uordblks + mi.hblkhd);
-}
-
-struct Ids {
-  Id team, red, blue, strike, side, health, brawler;
-  Id mana; // kNoId in a catalog without it: no end state is read
-};
-
-template <typename T>
-Id findName(const ledger::pack::Tables &t, const std::vector<T> &list, std::string_view name) {
-  Id id = t.find(list, name);
-  if (id == ledger::pack::kNoId) {
-    std::fprintf(stderr, "ledger_bench_skirmish: the catalog has no `%.*s`\n", int(name.size()),
-                 name.data());
-    std::exit(1);
-  }
-  return id;
-}
-
-Ids idsOf(const ledger::pack::Tables &t) {
-  Ids ids;
-  ids.team = findName(t, t.archetypes, "Team");
-  ids.red = findName(t, t.archetypes, "Red");
-  ids.blue = findName(t, t.archetypes, "Blue");
-  ids.strike = findName(t, t.abilities, "Strike");
-  ids.side = findName(t, t.links, "side");
-  ids.health = findName(t, t.values, "Health");
-  ids.brawler = findName(t, t.effects, "Brawler");
-  ids.mana = t.find(t.values, "Mana");
-  return ids;
-}
 
 // How every fighter ended, red ones then blue ones, each in the order made:
 // what the engines and the hand code are compared by.
@@ -106,6 +53,7 @@ struct Result {
   double actWall = 0;       // of which giving orders
   double advanceWall = 0;   // of which advancing time
   int64_t events = -1;      // journal entries the simulation added; -1 none counted
+  int64_t fallbacks = -1;   // of the compiled engine's events, those the generic kernel ran
   int64_t orders = 0, refused = 0;
   int64_t alive[2] = {0, 0};
   int64_t worldBytes = 0;   // resident growth over the world and its actors
@@ -237,6 +185,9 @@ Result run(const ledger::rt::Pack &pack, const char *engine, JournalMode journal
   r.advanceWall = std::chrono::duration<double>(advanceWall).count();
   r.events = int64_t(world->journalCount() - eventsAtStart);
   r.journalHash = world->journalHash();
+  // The reference engine's events are its own, no fallback.
+  if (r.engine == "compiled")
+    r.fallbacks = int64_t(world->genericEvents());
   for (int s = 0; s < 2; ++s)
     for (Handle h : fighters[s]) {
       bool up = world->alive(h);
@@ -442,36 +393,15 @@ int main(int argc, char **argv) {
   // The pipeline `ledger play` runs: front end, lower, then a reference pack
   // over the tables and a compiled pack built from them and loaded.
   auto buildStart = Clock::now();
-  ledger::pack::Tables tables;
-  std::unique_ptr<ledger::rt::Pack> compiled, reference;
-  std::unique_ptr<ledger::TempDir> temp;
+  bench::Packs packs;
   if (needPacks) {
-    auto fe = ledger::runFrontend(opt.catalog);
-    if (fe->ok())
-      tables = ledger::ir::lower(fe->tree, fe->decls, fe->diags);
-    fe->diags.print(stderr);
-    if (!fe->ok()) {
-      std::fprintf(stderr, "ledger_bench_skirmish: %s is refused\n", opt.catalog.c_str());
+    packs = bench::buildPacks(opt.catalog, opt.reference, opt.compiled);
+    if (!packs.ok) {
+      std::fprintf(stderr, "ledger_bench_skirmish: %s\n", packs.error.c_str());
       return 1;
     }
   }
-  if (opt.compiled) {
-    temp = std::make_unique<ledger::TempDir>("ledger-bench");
-    std::string so = temp->path + "/skirmish.so";
-    std::string blob = ledger::pack::serialize(tables);
-    std::string error;
-    if (!ledger::codegen::buildPack(tables, blob, ledger::pack::catalogHash(tables), so, error)) {
-      std::fprintf(stderr, "ledger_bench_skirmish: can't build the pack: %s\n", error.c_str());
-      return 1;
-    }
-    compiled = ledger::rt::Pack::load(so, error);
-    if (!compiled) {
-      std::fprintf(stderr, "ledger_bench_skirmish: the pack is refused: %s\n", error.c_str());
-      return 1;
-    }
-  }
-  if (opt.reference)
-    reference = ledger::rt::Pack::reference(tables, ledger::eval::evaluator());
+  const ledger::pack::Tables &tables = packs.tables;
   double buildSeconds = std::chrono::duration<double>(Clock::now() - buildStart).count();
 
   const int64_t ticksPerSecond =
@@ -484,9 +414,9 @@ int main(int argc, char **argv) {
   if (needPacks)
     std::printf("; packs built in %.2f s", buildSeconds);
   std::printf("\n");
-  std::printf("%-9s %-7s %6s %12s %10s %9s %8s %8s %9s %8s %8s %11s %9s\n", "engine", "journal",
-              "N", "sim s/wall s", "events/s", "events", "wall s", "order s", "advance s",
-              "RSS B/a", "heap B/a", "end RSS B/a", "alive");
+  std::printf("%-9s %-7s %6s %12s %10s %9s %8s %8s %8s %9s %8s %8s %11s %9s\n", "engine",
+              "journal", "N", "sim s/wall s", "events/s", "events", "generic", "wall s", "order s",
+              "advance s", "RSS B/a", "heap B/a", "end RSS B/a", "alive");
   std::fflush(stdout);
 
   bool allMatch = true;
@@ -510,8 +440,8 @@ int main(int argc, char **argv) {
         if (!runs[e])
           continue;
         Result r = e == Hand        ? runHand(n, opt)
-                   : e == Reference ? run(*reference, "reference", JournalMode::HashOnly, n, opt, readEnd)
-                   : run(*compiled, "compiled", e == CompiledOff ? JournalMode::Off : JournalMode::HashOnly,
+                   : e == Reference ? run(*packs.reference, "reference", JournalMode::HashOnly, n, opt, readEnd)
+                   : run(*packs.compiled, "compiled", e == CompiledOff ? JournalMode::Off : JournalMode::HashOnly,
                          n, opt, readEnd);
         walls[e].push_back(r.wall);
         if (have[e]) {
@@ -529,14 +459,16 @@ int main(int argc, char **argv) {
           res[e] = r;
           have[e] = true;
         }
-        char events[24] = "-", rate[24] = "-";
+        char events[24] = "-", rate[24] = "-", generic[24] = "-";
+        if (r.fallbacks >= 0)
+          std::snprintf(generic, sizeof generic, "%lld", (long long)r.fallbacks);
         if (e != Hand) {
           std::snprintf(events, sizeof events, "%lld", (long long)r.events);
           std::snprintf(rate, sizeof rate, "%.0f", double(r.events) / r.wall);
         }
-        std::printf("%-9s %-7s %6lld %12.2f %10s %9s %8.3f %8.3f %9.3f %8lld %8lld %11lld %5lld/%lld\n",
+        std::printf("%-9s %-7s %6lld %12.2f %10s %9s %8s %8.3f %8.3f %9.3f %8lld %8lld %11lld %5lld/%lld\n",
                     r.engine.c_str(), r.journal, (long long)n, double(opt.seconds) / r.wall, rate,
-                    events, r.wall, r.actWall, r.advanceWall, (long long)(r.worldBytes / (2 * n)),
+                    events, generic, r.wall, r.actWall, r.advanceWall, (long long)(r.worldBytes / (2 * n)),
                     (long long)(r.worldHeap / (2 * n)), (long long)(r.endBytes / (2 * n)),
                     (long long)r.alive[0], (long long)r.alive[1]);
         std::fflush(stdout);
@@ -583,7 +515,8 @@ int main(int argc, char **argv) {
               "actors (the hand code: its 2N fighters), divided by 2N; heap B/a: malloc's bytes in\n"
               "use (mallinfo2) over the same; end RSS B/a: resident growth by the end of the run.\n"
               "journal: hashed (counted and hashed, not kept), off (only counted), none (the hand\n"
-              "code). order s / advance s: the wall time giving orders and advancing. alive: red/blue.\n");
+              "code). generic: the compiled engine's events the generic kernel ran (fallbacks).\n"
+              "order s / advance s: the wall time giving orders and advancing. alive: red/blue.\n");
   if (!allMatch)
     std::fprintf(stderr, "ledger_bench_skirmish: the runs differ (see above)\n");
   return allMatch ? 0 : 1;

@@ -3,7 +3,7 @@
 // the same skirmish written by hand in plain C++ (bench/hand), in one run.
 // See bench/README.md for what it measures and how.
 //
-//   ledger_bench_skirmish [--actors N]... [--seconds S] [--catalog PATH]
+//   ledger_bench_skirmish [--actors N]... [--seconds S] [--catalog PATH] [--pack PATH]
 //                         [--whole-second] [--autos] [--repeat K] [--journal-off]
 //                         [--engine reference|compiled|hand|both|all]
 #include "hand/skirmish_hand.h"
@@ -72,6 +72,7 @@ struct Options {
   bool journalOff = false;  // the compiled engine run with its journal off alone (to profile)
   bool reference = true, compiled = true, hand = true;
   std::string catalog = LEDGER_BENCH_CATALOG;
+  std::string pack; // a pack built before from the catalog, loaded instead of building one
 };
 
 // Each second's orders, as the driver gives them to any of the runs: each
@@ -322,7 +323,7 @@ bool sameCatalog(const std::string &a, const std::string &b) {
 int usage(const char *why) {
   std::fprintf(stderr,
                "ledger_bench_skirmish: %s\n"
-               "usage: ledger_bench_skirmish [--actors N]... [--seconds S] [--catalog PATH]\n"
+               "usage: ledger_bench_skirmish [--actors N]... [--seconds S] [--catalog PATH] [--pack PATH]\n"
                "                             [--whole-second] [--autos] [--repeat K] [--journal-off]\n"
                "                             [--engine reference|compiled|hand|both|all]\n",
                why);
@@ -341,6 +342,8 @@ int main(int argc, char **argv) {
       opt.seconds = std::atoll(argv[++i]);
     else if (a == "--catalog" && i + 1 < argc)
       opt.catalog = argv[++i];
+    else if (a == "--pack" && i + 1 < argc)
+      opt.pack = argv[++i];
     else if (a == "--repeat" && i + 1 < argc)
       opt.repeat = std::atoll(argv[++i]);
     else if (a == "--whole-second")
@@ -395,7 +398,8 @@ int main(int argc, char **argv) {
   auto buildStart = Clock::now();
   bench::Packs packs;
   if (needPacks) {
-    packs = bench::buildPacks(opt.catalog, opt.reference, opt.compiled);
+    packs = opt.pack.empty() ? bench::buildPacks(opt.catalog, opt.reference, opt.compiled)
+                             : bench::loadPacks(opt.pack, opt.reference);
     if (!packs.ok) {
       std::fprintf(stderr, "ledger_bench_skirmish: %s\n", packs.error.c_str());
       return 1;

@@ -85,6 +85,22 @@ struct Packs {
   bool ok = false;
 };
 
+// A pack built before (`ledger build`) in place of the catalog: its own
+// tables give the reference pack, and nothing is compiled in process.
+inline Packs loadPacks(const std::string &pack, bool reference) {
+  Packs p;
+  p.compiled = ledger::rt::Pack::load(pack, p.error);
+  if (!p.compiled) {
+    p.error = "the pack is refused: " + p.error;
+    return p;
+  }
+  p.tables = p.compiled->tables();
+  if (reference)
+    p.reference = ledger::rt::Pack::reference(p.tables, ledger::eval::evaluator());
+  p.ok = true;
+  return p;
+}
+
 inline Packs buildPacks(const std::string &catalog, bool reference, bool compiled) {
   Packs p;
   auto fe = ledger::runFrontend(catalog);

@@ -9,6 +9,7 @@ packages=(
   libclang-rt-19-dev
   libfmt-dev libgtest-dev libgmock-dev
   python3
+  valgrind
 )
 
 missing=()

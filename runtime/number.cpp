@@ -98,14 +98,6 @@ uint64_t largestRoot(uint64_t f, int n) {
 
 } // namespace
 
-int64_t add(int64_t a, int64_t b, NumberFault &fault) {
-  return fits(static_cast<__int128>(a) + b, fault);
-}
-
-int64_t sub(int64_t a, int64_t b, NumberFault &fault) {
-  return fits(static_cast<__int128>(a) - b, fault);
-}
-
 int64_t neg(int64_t a, NumberFault &fault) { return fits(-static_cast<__int128>(a), fault); }
 
 int64_t mul(int64_t a, int64_t b, NumberFault &fault) {

@@ -16,8 +16,23 @@ inline constexpr int64_t kOne = 1'000'000; // 1, in millionths
 // Why an operation gave 0 instead of its value, or None.
 enum class NumberFault : uint8_t { None, Overflow, DivideByZero, EvenRootOfNegative, BadPower };
 
-int64_t add(int64_t a, int64_t b, NumberFault &fault);
-int64_t sub(int64_t a, int64_t b, NumberFault &fault);
+// Inline: the engines add and subtract on every landing and settle.
+inline int64_t add(int64_t a, int64_t b, NumberFault &fault) {
+  int64_t sum;
+  if (__builtin_add_overflow(a, b, &sum)) {
+    fault = NumberFault::Overflow;
+    return 0;
+  }
+  return sum;
+}
+inline int64_t sub(int64_t a, int64_t b, NumberFault &fault) {
+  int64_t difference;
+  if (__builtin_sub_overflow(a, b, &difference)) {
+    fault = NumberFault::Overflow;
+    return 0;
+  }
+  return difference;
+}
 int64_t neg(int64_t a, NumberFault &fault);
 int64_t mul(int64_t a, int64_t b, NumberFault &fault);
 int64_t div(int64_t a, int64_t b, NumberFault &fault);

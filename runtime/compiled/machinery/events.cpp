@@ -805,11 +805,10 @@ void World::raiseReached(uint32_t ei) {
     dieOrFall(d);
 }
 
-// An event counted against its chain's budget; false: the chain is past its
-// budget, and the world has ended it.
-bool World::withinBudget(uint32_t ei) {
-  uint32_t chain = ev(ei).chain;
-  uint32_t at = chain >= chainBase_ ? chain - chainBase_ : 0;
+// An event counted against its chain's budget, where the count isn't in
+// hand: the chain's first, or one past its budget; false: the chain is past
+// its budget, and the world has ended it.
+bool World::countPastBudget(uint32_t at) {
   if (at >= chainCounts_.size())
     chainCounts_.resize(at + 1, 0);
   if (++chainCounts_[at] > kChainBudget) {

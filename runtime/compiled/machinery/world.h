@@ -257,7 +257,7 @@ private:
   const ActorHead &row(uint32_t i) const {
     return *reinterpret_cast<const ActorHead *>(actors_.at(i, actorWidth()));
   }
-  ActorHead *actor(Handle h) {
+  [[gnu::always_inline]] ActorHead *actor(Handle h) {
     uint32_t i = indexOf(h);
     return h == 0 || i >= actors_.size() || row(i).gen != genOf(h) ? nullptr : &row(i);
   }
@@ -440,7 +440,17 @@ private:
   uint32_t newEvent(Id kind, Handle subject, Handle source, Handle credit, uint32_t chain);
   Event &ev(uint32_t i) { return events_[i]; }
   Refusal raiseEvent(uint32_t ei);
-  bool withinBudget(uint32_t ei);
+  // Inline for the count, out of line for a chain's first event and its end.
+  [[gnu::always_inline]] bool withinBudget(uint32_t ei) {
+    uint32_t chain = ev(ei).chain;
+    uint32_t at = chain >= chainBase_ ? chain - chainBase_ : 0;
+    if (at < chainCounts_.size() && chainCounts_[at] < kChainBudget) {
+      ++chainCounts_[at];
+      return true;
+    }
+    return countPastBudget(at);
+  }
+  bool countPastBudget(uint32_t at);
   bool inPreventedChain(const Event &e) const;
   bool allies(Handle a, Handle b) const;
   bool enemies(Handle a, Handle b) const;

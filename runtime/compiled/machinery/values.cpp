@@ -247,7 +247,7 @@ int64_t World::computeStatAfresh(Handle a, Id stat) {
         if (mod.category != kNoId) {
           if (categoryCount <= mod.category) {
             for (uint32_t c = categoryCount; c <= mod.category; ++c)
-              strongest[c].any = false;
+              strongest[c] = Strongest{}; // whole: its held term is read before one is kept
             categoryCount = mod.category + 1;
           }
           Strongest &s = strongest[mod.category];

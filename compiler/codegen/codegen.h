@@ -39,8 +39,18 @@ struct Options {
   // catalog (the code generator's own tests of bodies, and comparing the two
   // paths with `ledger ir --llvm --generic`).
   bool specialise = true;
-  // Keep the object file (outPath + ".o") after linking, for inspection.
+  // Keep the object files (outPath + ".o", and a split pack's other parts'
+  // outPath + ".1.o" and on) after linking, for inspection.
   bool keepObject = false;
+  // A pack whose bodies are worth more than this many instructions is split
+  // into parts compiled side by side: a part costs its setting up and a
+  // bitcode round trip, tens of milliseconds, which a small catalog's bodies
+  // don't repay.
+  uint64_t splitAbove = 20'000;
+  // A split pack's hot parts are given copies of the machinery's inlined
+  // functions and constant tables, so their bodies inline it as an unsplit
+  // pack's do: hot code as fast, at several times the hot parts' build time.
+  bool inlineMachinery = false;
   // Threads compiling a large pack's parts side by side; 0: one a core.
   unsigned jobs = 0;
   // Filled in as the build goes, when not null.

@@ -12,6 +12,7 @@
 #include <llvm/Config/llvm-config.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <ctime>
 #include <cstdio>
@@ -34,10 +35,18 @@ commands:
   check PATH [--dump]   read and check a catalog (.ledger file, .catalog list
                         or folder) or a .play file and the catalog it names;
                         --dump prints the checked syntax tree
-  build PATH -o PACK [--time] [--jobs N]
+  build PATH -o PACK [--time] [--jobs N] [--split-above N]
+        [--inline-machinery] [--keep-objects]
                         compile a catalog into a content pack (.so); --time
                         says where the time went, --jobs how many threads
-                        compile a large pack's parts (default: one a core)
+                        compile a large pack's parts (default: one a core),
+                        --split-above past how many instructions' worth of
+                        bodies a pack is compiled in parts (default 20000);
+                        --inline-machinery has a split pack's hot bodies
+                        inline the compiled engine's machinery as an unsplit
+                        pack's do (faster hot code, a longer build);
+                        --keep-objects keeps each part's object file beside
+                        the pack (PACK.o, PACK.1.o, ...)
   play FILE... [--engine compiled|reference] [--pack PACK] [--results OUT]
        [--journal OUT] [--stats] [--no-cache] [--verbose]
                         run the plays of .play files (a folder: every one in
@@ -242,7 +251,17 @@ int build(const std::vector<std::string_view> &args) {
       if (jobs < 1)
         return usageError("--jobs takes a count of threads, 1 or more");
       options.jobs = unsigned(jobs);
-    } else if (args[i].starts_with("-") || !path.empty())
+    } else if (args[i] == "--split-above" && i + 1 < args.size()) {
+      std::string_view count = args[++i];
+      auto [end, failed] =
+          std::from_chars(count.data(), count.data() + count.size(), options.splitAbove);
+      if (failed != std::errc() || end != count.data() + count.size())
+        return usageError("--split-above takes a count of instructions, 0 or more");
+    } else if (args[i] == "--inline-machinery")
+      options.inlineMachinery = true;
+    else if (args[i] == "--keep-objects")
+      options.keepObject = true;
+    else if (args[i].starts_with("-") || !path.empty())
       return usageError("build takes a catalog and -o PACK");
     else
       path = args[i];

@@ -306,6 +306,24 @@ void emitCatalogConstants(Module &m, const pack::Tables &t, const std::vector<Fu
     everies.push_back(n);
   }
   c.array("lp_everyCount", everies);
+  // Each ability's granters, by effect id, each once.
+  std::vector<std::vector<Id>> grantersOf(t.abilities.size());
+  for (Id effect = 0; effect < t.effects.size(); ++effect) {
+    const pack::Effect &e = t.effects[effect];
+    for (uint32_t g = 0; g < e.grantCount; ++g) {
+      std::vector<Id> &list = grantersOf[t.idLists[e.grantsBegin + g]];
+      if (list.empty() || list.back() != effect)
+        list.push_back(effect);
+    }
+  }
+  std::vector<uint32_t> grantersBegin, granters;
+  for (const std::vector<Id> &list : grantersOf) {
+    grantersBegin.push_back(uint32_t(granters.size()));
+    granters.insert(granters.end(), list.begin(), list.end());
+  }
+  grantersBegin.push_back(uint32_t(granters.size()));
+  c.array("lp_grantersBegin", grantersBegin);
+  c.array("lp_granters", granters);
   c.array("lp_driftingPools", ix.driftingPools);
   c.one("lp_driftingPoolCount", uint32_t(ix.driftingPools.size()));
   c.array("lp_checkReadsTime", ix.checkReadsTime);

@@ -313,18 +313,21 @@ bool World::granted(Handle a, Id ability, Handle *grant, Id usingEffect) {
   const ActorHead *ac = actor(a);
   if (!ac)
     return false;
-  // The newest working instance granting it.
-  for (uint32_t h = ac->lastHeld; h; h = inst(h - 1).prevHeld) {
-    uint32_t i = h - 1;
-    if (!working(i) || (usingEffect != kNoId && inst(i).effect != usingEffect))
+  // The newest working instance granting it: of the effects that grant it
+  // (the compiler's list), what the holder holds, each list oldest first.
+  uint32_t ai = indexOf(a), newest = kNone;
+  for (uint32_t g = lp_grantersBegin[ability]; g < lp_grantersBegin[ability + 1]; ++g) {
+    Id effect = lp_granters[g];
+    if (usingEffect != kNoId && effect != usingEffect)
       continue;
-    const pack::Effect &ef = lp_effects[inst(i).effect];
-    for (uint32_t g = 0; g < ef.grantCount; ++g)
-      if (lp_idLists[ef.grantsBegin + g] == ability) {
-        if (grant)
-          *grant = instanceHandle(i);
-        return true;
-      }
+    for (uint32_t k = firstOf(ai, effect); k; k = inst(k - 1).nextSame)
+      if (working(k - 1) && (newest == kNone || inst(k - 1).seq > inst(newest).seq))
+        newest = k - 1;
+  }
+  if (newest != kNone) {
+    if (grant)
+      *grant = instanceHandle(newest);
+    return true;
   }
   if (usingEffect != kNoId)
     return false;

@@ -65,6 +65,8 @@ extern const uint32_t lp_archetypeBase[]; // archetype * values + value: its bas
 extern const uint8_t lp_inert[];        // by effect: no term, suspension or override
 extern const uint8_t lp_shapesCounts[]; // by effect: its coming and going moves a count of actors
 extern const uint32_t lp_everyCount[];  // by effect: its every rules
+extern const uint32_t lp_grantersBegin[]; // by ability: where its granters start in lp_granters
+extern const uint32_t lp_granters[];      // the effects granting each ability, by effect id
 extern const uint32_t lp_driftingPools[]; // the pools with a regen or a refill
 extern const uint32_t lp_driftingPoolCount;
 extern const uint8_t lp_checkReadsTime[]; // by ability

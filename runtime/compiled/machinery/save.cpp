@@ -25,6 +25,12 @@ struct Writer {
     if (v.size())
       write(context, v.data(), uint64_t(v.size()) * sizeof(T));
   }
+  // Rows as a list of their bytes.
+  void rows(const Rows &r) {
+    pod(r.bytes());
+    if (r.bytes())
+      write(context, r.data(), r.bytes());
+  }
 };
 
 struct Reader {
@@ -55,6 +61,16 @@ struct Reader {
       std::memcpy(static_cast<void *>(v.data()), at, n * sizeof(T));
     at += n * sizeof(T);
   }
+  void rows(Rows &r) {
+    uint64_t n = 0;
+    pod(n);
+    if (!ok || n > uint64_t(end - at) || n > 0xffffffffu) {
+      ok = false;
+      return;
+    }
+    r.adopt(at, n);
+    at += n;
+  }
 };
 
 constexpr uint32_t kFormat = 1;
@@ -74,8 +90,8 @@ struct SaveWalk {
     io.pod(w.journalMode_);
     io.pod(w.journalCount_);
     io.pod(w.journalHash_);
-    io.vec(w.actors_.bytes());
-    io.vec(w.insts_.bytes());
+    io.rows(w.actors_);
+    io.rows(w.insts_);
     io.vec(w.freeInsts_);
     io.timers(w.timers_);
     io.vec(w.globals_);
@@ -135,7 +151,7 @@ bool World::holdsTogether(const Vec<Timer> &timers, const char **why) {
     *why = what;
     return false;
   };
-  if (actors_.bytes().size() % actorWidth() || insts_.bytes().size() % instWidth())
+  if (actors_.bytes() % actorWidth() || insts_.bytes() % instWidth())
     return bad("its rows are cut short");
   actors_.counted(actorWidth());
   insts_.counted(instWidth());

@@ -146,26 +146,73 @@ private:
 
 // Rows of a width the catalog fixes (an actor's columns, an instance's
 // slots), in one block. The width is the caller's constant, not a field, so
-// a row's place is a multiply the pack's optimiser folds.
+// a row's place is a multiply the pack's optimiser folds. The first row
+// starts on a cache line wherever the allocator puts the block (a large one
+// starts 16 bytes past a page), so a row's head is as few lines as its
+// width allows; the block keeps a line to spare in front to slide them by.
 class Rows {
 public:
-  uint8_t *at(uint32_t i, uint32_t width) { return bytes_.data() + size_t(i) * width; }
-  const uint8_t *at(uint32_t i, uint32_t width) const {
-    return bytes_.data() + size_t(i) * width;
+  static constexpr uint32_t kLine = 64;
+  Rows() = default;
+  Rows(const Rows &other) { *this = other; }
+  Rows &operator=(const Rows &other) {
+    if (this != &other) {
+      block_ = other.block_;
+      lead_ = other.lead_;
+      count_ = other.count_;
+      used_ = other.used_;
+      first_ = nullptr;
+      align();
+    }
+    return *this;
   }
+
+  uint8_t *at(uint32_t i, uint32_t width) { return first_ + size_t(i) * width; }
+  const uint8_t *at(uint32_t i, uint32_t width) const { return first_ + size_t(i) * width; }
   uint32_t size() const { return count_; }
   uint8_t *add(uint32_t width) {
-    ++count_;
-    return bytes_.append(width, 0);
+    if (block_.empty())
+      block_.append(kLine, 0);
+    block_.append(width, 0);
+    align();
+    uint8_t *row = at(count_++, width);
+    std::memset(row, 0, width);
+    used_ += width;
+    return row;
   }
-  Vec<uint8_t> &bytes() { return bytes_; }
-  const Vec<uint8_t> &bytes() const { return bytes_; }
-  // After its bytes were read back whole: as many rows as they hold.
-  void counted(uint32_t width) { count_ = width ? bytes_.size() / width : 0; }
+  // The rows' bytes, for a save, and a save's read back: `counted` makes
+  // them the rows once their width is known.
+  const uint8_t *data() const { return first_; }
+  uint64_t bytes() const { return used_; }
+  void adopt(const uint8_t *bytes, uint64_t size) {
+    block_.clear();
+    block_.append(kLine, 0);
+    std::memcpy(block_.append(uint32_t(size), 0), bytes, size);
+    lead_ = kLine;
+    used_ = size;
+    count_ = 0;
+    align();
+  }
+  void counted(uint32_t width) { count_ = width ? uint32_t(used_ / width) : 0; }
 
 private:
-  Vec<uint8_t> bytes_;
+  // Slides the rows onto the block's first line, where a growth or a copy
+  // moved it.
+  void align() {
+    if (block_.empty())
+      return;
+    uint32_t lead = uint32_t(-reinterpret_cast<uintptr_t>(block_.data()) & (kLine - 1));
+    if (lead != lead_)
+      std::memmove(block_.data() + lead, block_.data() + lead_, used_);
+    lead_ = lead;
+    first_ = block_.data() + lead;
+  }
+
+  Vec<uint8_t> block_;
+  uint8_t *first_ = nullptr; // the first row, on a line
+  uint32_t lead_ = 0;        // its place in the block
   uint32_t count_ = 0;
+  uint64_t used_ = 0;  // the rows' bytes
 };
 
 } // namespace ledger::cw

@@ -17,6 +17,7 @@
 #include "timers.h"
 #include "vec.h"
 
+#include <cstddef>
 #include <cstdint>
 
 namespace ledger::cw {
@@ -72,27 +73,32 @@ struct StatSlot {
   uint64_t stamp; // the holder's epoch it was worked out at, 0 never
 };
 
+// What every walk and dispatch reads comes first, in one cache line (a row
+// starts on a line, Rows): its links, whose it is and its order; what is
+// read as it is timed, counted or ends after.
 struct InstHead {
   uint32_t gen;
   uint8_t live;
   uint8_t ending;    // coming off: its expire and end steps run, its rules hear nothing
   uint8_t pad[2];
   Id effect;
-  uint32_t timerVersion;
+  uint32_t nextHeld, prevHeld; // its holder's instances, oldest first: index + 1
+  uint32_t nextSame;           // its holder's instances of its effect, oldest first
   Handle holder, source, credit;
   int64_t stacks;
   uint64_t seq;        // put on in this order
+  uint32_t timerVersion;
+  Id countEvent;       // the event an apply's count counts, or
+  Id countTag;         // the tag its change carries
   int64_t appliedAt;   // world time (millionths of a unit)
   int64_t expiresAt;   // -1 never
   int64_t lifetime;
   int64_t turnsLeft;   // -1: not counted
   int64_t countLeft;   // events left, -1: not counted
-  Id countEvent;       // the event an apply's count counts, or
-  Id countTag;         // the tag its change carries
-  uint32_t nextHeld, prevHeld; // its holder's instances, oldest first: index + 1
-  uint32_t nextSame;           // its holder's instances of its effect, oldest first
   // then the effect's vars, then its every rules' next runs
 };
+static_assert(offsetof(InstHead, seq) + sizeof(uint64_t) == 64,
+              "an instance's first cache line holds what walks and dispatch read");
 
 // ---- the moment ------------------------------------------------------------------
 
@@ -252,7 +258,9 @@ private:
   uint32_t statsAt() const { return poolsAt() + sizeof(PoolSlot) * shape().poolCount; }
   uint32_t headsAt() const { return statsAt() + sizeof(StatSlot) * shape().statCount; }
   uint32_t tagCacheAt() const { return headsAt() + 4 * shape().effectCount; }
-  uint32_t actorWidth() const { return tagCacheAt() + 8 * tagWords(); }
+  // Whole cache lines, so every row starts on one (Rows).
+  static constexpr uint32_t lines(uint32_t bytes) { return (bytes + Rows::kLine - 1) & ~(Rows::kLine - 1); }
+  uint32_t actorWidth() const { return lines(tagCacheAt() + 8 * tagWords()); }
   ActorHead &row(uint32_t i) { return *reinterpret_cast<ActorHead *>(actors_.at(i, actorWidth())); }
   const ActorHead &row(uint32_t i) const {
     return *reinterpret_cast<const ActorHead *>(actors_.at(i, actorWidth()));
@@ -285,7 +293,7 @@ private:
     return reinterpret_cast<uint64_t *>(actors_.at(ai, actorWidth()) + tagCacheAt());
   }
 
-  uint32_t instWidth() const { return sizeof(InstHead) + 8 * shape().instanceSlots; }
+  uint32_t instWidth() const { return lines(sizeof(InstHead) + 8 * shape().instanceSlots); }
   InstHead &inst(uint32_t i) { return *reinterpret_cast<InstHead *>(insts_.at(i, instWidth())); }
   const InstHead &inst(uint32_t i) const {
     return *reinterpret_cast<const InstHead *>(insts_.at(i, instWidth()));

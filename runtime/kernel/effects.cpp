@@ -204,6 +204,11 @@ uint32_t Kernel::newInstance(Event &e, uint32_t eventIndex) {
     ++suspenders_[indexOf(e.subject)];
   if (ix_->shapesCounts[e.effect])
     shapeMoved(e.subject); // its tags and its suspension count from here
+  // Its tags count from here: read since the touch before it (by a rule
+  // hearing the Remove of the one it replaces), they are read again.
+  if (ef.tags)
+    if (Actor *ac = actor(e.subject))
+      ++ac->tagsEpoch;
   if (ix_->wideEffect[e.effect])
     wide_.push_back(i);
   if (ef.autoCount)
@@ -351,9 +356,11 @@ void Kernel::install(Event &e, uint32_t eventIndex) {
   };
   gather();
   // A full stack that refuses newcomers refuses first, before stronger by
-  // compares; separate instances refuse unless their then says otherwise.
+  // compares; separate instances refuse unless their then says otherwise,
+  // or where a cap of 0 or less leaves no room to make (reading 156).
   if (full && (ef.stack.full == FullMode::Refuse ||
-               (mode == StackMode::Separate && ef.stack.full == FullMode::Unsaid))) {
+               (mode == StackMode::Separate &&
+                (ef.stack.full == FullMode::Unsaid || capStacks <= 0)))) {
     e.refusal = Refusal::Refused;
     return;
   }
@@ -405,6 +412,11 @@ void Kernel::install(Event &e, uint32_t eventIndex) {
   };
   if (same.empty() || mode == StackMode::Separate) {
     if (mode == StackMode::Separate && full) {
+      // The cap, read again after the exclusive, may leave no room.
+      if (capStacks <= 0) {
+        e.refusal = Refusal::Refused;
+        return;
+      }
       uint32_t victim = same.front();
       if (ef.stack.full == FullMode::Shortest)
         for (uint32_t i : same)
@@ -437,6 +449,13 @@ void Kernel::install(Event &e, uint32_t eventIndex) {
       schedule(held);
     }
     if (e.life.turns >= 0 || e.life.count >= 0) {
+      // A count the held instance didn't keep hears what it counts from now.
+      auto &hearing = hearers_[indexOf(holder)];
+      if (e.life.count >= 0 && std::none_of(hearing.begin(), hearing.end(),
+                                            [&](const Hearer &h) { return h.inst == held; }))
+        hearing.insert(std::upper_bound(hearing.begin(), hearing.end(), in.seq,
+                                        [](uint64_t seq, const Hearer &h) { return seq < h.seq; }),
+                       Hearer{held, in.effect, in.seq});
       in.turnsLeft = e.life.turns >= 0 ? e.life.turns / kOne : -1;
       countFor(in, e.life.count >= 0 ? e.life.count / kOne : -1);
       in.countEvent = e.life.countEvent;

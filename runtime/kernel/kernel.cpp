@@ -302,6 +302,10 @@ int32_t Kernel::apiStep(Frame &f, uint32_t stepId, const int64_t *args) {
   Handle holder = f.c.locals[LEDGER_SLOT_HOLDER];
   bool holderAlive = alive(holder);
   int32_t r = action(f, t_->actions[stepId], args);
+  // What the step raised may have moved the events' storage: a compiled
+  // body reads the event in hand's head where it is now.
+  if (f.event >= 0)
+    f.c.event = headOf(events_[size_t(f.event)]);
   // A step that destroyed the body's holder or caster ends the body: "from
   // then it does nothing". A body an actor's destroy runs (its effects'
   // end steps) runs whole.

@@ -718,7 +718,7 @@ void Kernel::wakeAutosBy(const pack::AutoGrant &grant, const Outcome &refusal) {
       int64_t to = amount + (refusal.need - refusal.have);
       int64_t rate = t_->values[p].regenStat != kNoId ? driftRate(payer, p, slot) : 0;
       if (to <= bounds.most && rate >= 0)
-        wake = driftReaches(payer, p, slot, rate, amount, to);
+        wake = driftReaches(payer, p, slot, rate, poolDrifted(payer, p, slot, bounds), to);
     }
   }
   if (wake < 0)

@@ -89,7 +89,10 @@ Kernel::TagBits Kernel::tagsOf(Handle a) {
   return bits;
 }
 
+// A destroyed actor carries nothing, as has() of it answers 0.
 bool Kernel::carries(Handle a, Id tag) {
+  if (!alive(a))
+    return false;
   TagBits bits = tagsOf(a);
   return (bits.w[tag / 64] >> (tag % 64)) & 1;
 }
@@ -881,10 +884,12 @@ int64_t Kernel::poolClock(Handle a, Id pool) const {
 
 // The world time a pool's drift brings it from `amount` to `to` (up with a
 // positive regen or a refill, down with a negative regen), or -1 where it
-// never does. `rate` is a regen's drift a period, as driftRate reads it;
-// `slot` the pool's among its actor's values. With both a regen and a
-// refill, the sooner of the regen's alone and the next refill: the pool is
-// looked at again then, and the time after found from there.
+// never does. `amount` is where its drift stands now, neither held within
+// its bounds nor rounded as a read is (poolDrifted). `rate` is a regen's
+// drift a period, as driftRate reads it; `slot` the pool's among its
+// actor's values. With both a regen and a refill, the sooner of the
+// regen's alone and the next refill: the pool is looked at again then, and
+// the time after found from there.
 int64_t Kernel::driftReaches(Handle a, Id p, size_t slot, int64_t rate, int64_t amount, int64_t to) {
   const pack::Value &v = t_->values[p];
   int64_t at = poolClock(a, p), due = -1;
@@ -894,9 +899,16 @@ int64_t Kernel::driftReaches(Handle a, Id p, size_t slot, int64_t rate, int64_t 
     rate = 0;
   int64_t gap = rate > 0 ? to - amount : rate < 0 ? amount - to : 0;
   if (rate != 0 && gap > 0) {
-    __int128 need = (__int128(gap) * perRegen + (rate > 0 ? rate : -rate) - 1) /
-                    (rate > 0 ? rate : -rate);
-    due = at + int64_t(need);
+    // Counted from where the regen's closed form runs from (the anchor, or
+    // the last refill pulling apart from it), not from now: the share of a
+    // millionth a read rounds away now would move the crossing off its tick.
+    int64_t from = poolAt_[slot];
+    if (perRefill > 0 && v.refillAmount != 0 && (rate < 0) != (v.refillAmount < 0))
+      from = std::max(from, at / perRefill * perRefill);
+    int64_t base = amount - mulDiv(rate, at - from, perRegen);
+    int64_t r = rate > 0 ? rate : -rate;
+    __int128 need = (__int128(rate > 0 ? to - base : base - to) * perRegen + r - 1) / r;
+    due = from + int64_t(need);
   }
   if (perRefill > 0 && v.refillAmount != 0) {
     int64_t refilled = -1;
@@ -934,14 +946,16 @@ void Kernel::schedulePoolBounds(Handle a) {
     int64_t amount = clampWithin(p, drifted, bounds);
     // Its bounds moved past it (a maximum fallen below it): it drifts on from
     // where they hold it, not from its anchor's amount (reading 102).
-    if (drifted < bounds.least || drifted > std::max(bounds.least, bounds.most))
+    if (drifted < bounds.least || drifted > std::max(bounds.least, bounds.most)) {
       settlePool(a, p);
+      drifted = amount;
+    }
     int64_t worldAt = -1;
     int64_t rate = t_->values[p].regenStat != kNoId ? driftRate(a, p, i) : 0;
     // Down with a regen going down, or a refill taking away with no regen.
     bool down = rate < 0 || (rate == 0 && t_->values[p].refillAmount < 0);
     if (down || bounds.most != INT64_MAX)
-      worldAt = driftReaches(a, p, i, rate, amount, down ? bounds.least : bounds.most);
+      worldAt = driftReaches(a, p, i, rate, drifted, down ? bounds.least : bounds.most);
     // A crossing already due then stands; any other is replaced. So does one
     // due by now and not yet met, where the pool stands at that bound: a
     // change to another of its holder's pools on the crossing's tick, ahead

@@ -220,7 +220,7 @@ void World::wakeAutosBy(const pack::AutoGrant &grant, const Outcome &refusal) {
       int64_t to = amount + (refusal.need - refusal.have);
       int64_t rate = lp_values[p].regenStat != kNoId ? computeStat(payer, lp_values[p].regenStat) : 0;
       if (to <= bounds.most && rate >= 0)
-        wake = driftReaches(payer, p, rate, amount, to);
+        wake = driftReaches(payer, p, rate, poolDrifted(payer, p, bounds), to);
     }
   }
   if (wake < 0)

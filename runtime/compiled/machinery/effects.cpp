@@ -123,6 +123,10 @@ uint32_t World::newInstance(Event &e, uint32_t eventIndex) {
   hold(indexOf(e.subject), i);
   if (lp_shapesCounts[effect])
     shapeMoved(e.subject);
+  // Its tags count from here, as the kernel's do.
+  if (ef.tags)
+    if (ActorHead *ac = actor(e.subject))
+      ++ac->tagsEpoch;
   if (ef.autoCount)
     addAutoActor(e.subject);
   // Vars: given, else their formula, read as the instance goes on, its Apply

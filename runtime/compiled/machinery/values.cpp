@@ -513,7 +513,8 @@ void World::reachBounds(Handle source, Handle credit, uint32_t chain) {
   boundWatchAt_ = 0;
 }
 
-// The world time a pool's drift brings it from `amount` to `to`, or -1
+// The world time a pool's drift brings it from `amount` (where its drift
+// stands now, neither held within its bounds nor rounded) to `to`, or -1
 // where it never does.
 int64_t World::driftReaches(Handle a, Id p, int64_t rate, int64_t amount, int64_t to) {
   const pack::Value &v = lp_values[p];
@@ -524,9 +525,15 @@ int64_t World::driftReaches(Handle a, Id p, int64_t rate, int64_t amount, int64_
     rate = 0;
   int64_t gap = rate > 0 ? to - amount : rate < 0 ? amount - to : 0;
   if (rate != 0 && gap > 0) {
+    // From where the regen's closed form runs from, as the kernel counts it.
+    int64_t from = poolSlot(indexOf(a), p).at;
+    if (perRefill > 0 && v.refillAmount != 0 && (rate < 0) != (v.refillAmount < 0) &&
+        at / perRefill * perRefill > from)
+      from = at / perRefill * perRefill;
+    int64_t base = amount - mulDiv(rate, at - from, perRegen);
     int64_t r = rate > 0 ? rate : -rate;
-    __int128 need = (__int128(gap) * perRegen + r - 1) / r;
-    due = at + int64_t(need);
+    __int128 need = (__int128(rate > 0 ? to - base : base - to) * perRegen + r - 1) / r;
+    due = from + int64_t(need);
   }
   if (perRefill > 0 && v.refillAmount != 0) {
     int64_t refilled = -1;
@@ -561,13 +568,15 @@ void World::schedulePoolBounds(Handle a) {
     int64_t most = bounds.most > bounds.least ? bounds.most : bounds.least;
     // Its bounds moved past it: it drifts on from where they hold it
     // (reading 102).
-    if (drifted < bounds.least || drifted > most)
+    if (drifted < bounds.least || drifted > most) {
       settlePool(a, p);
+      drifted = amount;
+    }
     int64_t worldAt = -1;
     int64_t rate = lp_values[p].regenStat != kNoId ? computeStat(a, lp_values[p].regenStat) : 0;
     bool down = rate < 0 || (rate == 0 && lp_values[p].refillAmount < 0);
     if (down || bounds.most != INT64_MAX)
-      worldAt = driftReaches(a, p, rate, amount, down ? bounds.least : bounds.most);
+      worldAt = driftReaches(a, p, rate, drifted, down ? bounds.least : bounds.most);
     PoolSlot &slot = poolSlot(ai, p);
     if (slot.due == worldAt)
       continue;

@@ -236,6 +236,10 @@ int32_t World::apiStep(Frame &f, uint32_t stepId, const int64_t *args) {
   Handle holder = f.c.locals[LEDGER_SLOT_HOLDER];
   bool holderAlive = alive(holder);
   int32_t r = action(f, lp_actions[stepId], args);
+  // What the step raised may have moved the events' storage: the body reads
+  // the event in hand's head where it is now.
+  if (f.event >= 0)
+    f.c.event = reinterpret_cast<const LedgerEventHead *>(&ev(uint32_t(f.event)));
   // A step that destroyed the body's holder or caster ends the body.
   if (holderAlive && !alive(holder))
     return LEDGER_STOP;

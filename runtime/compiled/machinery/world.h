@@ -157,7 +157,7 @@ struct Frame {
   uint32_t chain;
   const Handle *targets;
   uint32_t targetCount;
-  uint32_t portions; // a before rule naming portions: the ones it acts on
+  uint32_t portions = ~0u; // a before rule naming portions: the ones it acts on
   int32_t portion;   // the portion a scale works out its factor for
   Handle grant;
   uint8_t creditHolder;

@@ -73,7 +73,9 @@ struct Reader {
   }
 };
 
-constexpr uint32_t kFormat = 1;
+// 2: an instance's fields in another order (its head's first cache line),
+// which an older save's bytes don't follow.
+constexpr uint32_t kFormat = 2;
 
 } // namespace
 

@@ -3,7 +3,9 @@
 // bounds once an order, an apply or a make.
 #include "codegen/body_heat.h"
 
+#include <llvm/ADT/SmallPtrSet.h>
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
 
 #include <vector>
@@ -89,6 +91,60 @@ bool isConstantBody(const Function &fn) {
 }
 
 } // namespace
+
+std::vector<Function *> landings(Module &module) {
+  std::vector<Function *> found;
+  GlobalVariable *table = module.getNamedGlobal("lp_landChange");
+  if (table && table->hasInitializer())
+    for (const Use &element : table->getInitializer()->operands())
+      if (auto *fn = dyn_cast<Function>(element.get()))
+        found.push_back(fn);
+  return found;
+}
+
+void addMachineryHeat(Module &module, DenseMap<const Function *, Heat> &heat) {
+  for (Function *fn : landings(module))
+    heat.try_emplace(fn, Heat::Hot);
+  // Marked cold, and what only those call, on and on: it runs no more often.
+  SmallPtrSet<const Function *, 32> cold;
+  std::vector<Function *> work;
+  for (Function &fn : module)
+    if (!fn.isDeclaration() && !heat.count(&fn) && fn.hasFnAttribute(Attribute::Cold)) {
+      cold.insert(&fn);
+      work.push_back(&fn);
+    }
+  // Called by cold functions alone, by its name or an alias's (a constructor's).
+  auto onlyColdCalls = [&](auto &self, const GlobalValue &callee) -> bool {
+    for (const User *user : callee.users()) {
+      if (const auto *alias = dyn_cast<GlobalAlias>(user)) {
+        if (!alias->hasLocalLinkage() || !self(self, *alias))
+          return false;
+        continue;
+      }
+      const auto *call = dyn_cast<CallBase>(user);
+      if (!call || call->getCalledOperand() != &callee || !cold.count(call->getFunction()))
+        return false;
+    }
+    return true;
+  };
+  while (!work.empty()) {
+    Function *at = work.back();
+    work.pop_back();
+    for (Instruction &inst : instructions(*at)) {
+      auto *call = dyn_cast<CallBase>(&inst);
+      auto *callee =
+          call ? dyn_cast<Function>(call->getCalledOperand()->stripPointerCastsAndAliases())
+               : nullptr;
+      if (callee && !callee->isDeclaration() && callee->hasLocalLinkage() &&
+          !heat.count(callee) && !cold.count(callee) && onlyColdCalls(onlyColdCalls, *callee)) {
+        cold.insert(callee);
+        work.push_back(callee);
+      }
+    }
+  }
+  for (const Function *fn : cold)
+    heat[fn] = Heat::Cold;
+}
 
 DenseMap<const Function *, Heat> functionHeat(Module &module, const pack::Tables &tables) {
   DenseMap<const Function *, Heat> heat;

@@ -9,6 +9,7 @@
 #include <llvm/IR/Module.h>
 
 #include <cstdint>
+#include <vector>
 
 namespace ledger::codegen::detail {
 
@@ -19,5 +20,13 @@ enum class Heat : uint8_t { Hot, Cold };
 // has none.
 llvm::DenseMap<const llvm::Function *, Heat> functionHeat(llvm::Module &module,
                                                           const pack::Tables &tables);
+
+// Each pool's landing (lp_landChange), the code generator's function for it.
+std::vector<llvm::Function *> landings(llvm::Module &module);
+
+// The machinery's own functions a split moves out of part 0: the pools'
+// landings, hot, and what its sources mark cold ([[gnu::cold]]).
+void addMachineryHeat(llvm::Module &module,
+                      llvm::DenseMap<const llvm::Function *, Heat> &heat);
 
 } // namespace ledger::codegen::detail

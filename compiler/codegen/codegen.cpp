@@ -99,7 +99,9 @@ bool prepare(LLVMContext &ctx, const pack::Tables &tables, std::string_view blob
   pack.heat = detail::functionHeat(*pack.data, tables);
   detail::shareAlikeReads(*pack.data, tables);
   detail::foldIdenticalBodies(*pack.data, pack.heat);
-  if (detail::bodiesCost(pack.heat) <= options.splitAbove)
+  uint64_t bodiesCost = detail::bodiesCost(pack.heat);
+  detail::addMachineryHeat(*pack.data, pack.heat);
+  if (bodiesCost <= options.splitAbove)
     return true;
   pack.spent = std::move(pack.data);
   pack.data =

@@ -64,6 +64,11 @@ llvm::Value *emitRound(Emitter &e, llvm::Value *a);
 llvm::Value *emitAbs(Emitter &e, llvm::Value *a);
 // An i1 as a number: 1000000 or 0.
 llvm::Value *emitTruth(Emitter &e, llvm::Value *cond);
+// The lesser and the greater, as a compare and a select: what the full
+// pipeline makes smin and smax of, and the fast instruction selector takes
+// as they are.
+llvm::Value *emitMin(Emitter &e, llvm::Value *a, llvm::Value *b);
+llvm::Value *emitMax(Emitter &e, llvm::Value *a, llvm::Value *b);
 
 // Every body of the tables as a function of the module, by body id; false,
 // with why, when the tables don't hold together.

@@ -167,11 +167,11 @@ Value *BodyLowering::exprOp(const Expr &x) {
     return logic(x, false);
   case ExprOp::Min:
     return binary(x, [](Emitter &e, Value *l, Value *r) {
-      return e.b.CreateBinaryIntrinsic(Intrinsic::smin, l, r);
+      return emitMin(e, l, r);
     });
   case ExprOp::Max:
     return binary(x, [](Emitter &e, Value *l, Value *r) {
-      return e.b.CreateBinaryIntrinsic(Intrinsic::smax, l, r);
+      return emitMax(e, l, r);
     });
   case ExprOp::Floor:
     return emitFloor(e_, expr(x.a));
@@ -273,8 +273,7 @@ Value *BodyLowering::clamp(const Expr &x) {
   Value *a = expr(x.a);
   Value *low = expr(x.b);
   Value *high = expr(x.c);
-  Value *capped = b_.CreateBinaryIntrinsic(Intrinsic::smin, a, high);
-  return b_.CreateBinaryIntrinsic(Intrinsic::smax, low, capped);
+  return emitMax(e_, low, emitMin(e_, a, high));
 }
 
 Value *BodyLowering::read(const Expr &x) {
@@ -396,8 +395,7 @@ Value *BodyLowering::fold(const Expr &x) {
       break;
     case pack::FoldKind::Highest:
     case pack::FoldKind::Lowest: {
-      auto keep = f.kind == pack::FoldKind::Highest ? Intrinsic::smax : Intrinsic::smin;
-      Value *kept = b_.CreateBinaryIntrinsic(keep, sofar, v);
+      Value *kept = f.kind == pack::FoldKind::Highest ? emitMax(e_, sofar, v) : emitMin(e_, sofar, v);
       next = b_.CreateSelect(b_.CreateICmpEQ(i, e_.c64(0)), v, kept);
       break;
     }
@@ -516,8 +514,7 @@ void BodyLowering::stepForEach(const Step &s) {
 
 void BodyLowering::stepRepeat(const Step &s) {
   Value *times = b_.CreateSDiv(firstArg(s), e_.c64(kOne), "times");
-  times = b_.CreateBinaryIntrinsic(Intrinsic::smax, times, e_.c64(0));
-  times = b_.CreateBinaryIntrinsic(Intrinsic::smin, times, e_.c64(kMaxRepeat));
+  times = emitMin(e_, emitMax(e_, times, e_.c64(0)), e_.c64(kMaxRepeat));
   countedLoop(times, "repeat", [&](Value *) { steps(s.bodyBegin, s.bodyEnd); });
 }
 

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <vector>
 
 namespace ledger::codegen::detail {
@@ -65,10 +66,6 @@ Value *magnitude(Emitter &e, Value *a) {
   return e.b.CreateSelect(isNegative(e, a), e.b.CreateSub(e.c64(0), a), a, "mag");
 }
 
-Value *high64(Emitter &e, Value *wide) {
-  return e.b.CreateTrunc(e.b.CreateLShr(wide, 64), e.i64, "hi");
-}
-
 Value *overflowIntrinsic(Emitter &e, Intrinsic::ID id, Value *a, Value *b, Faulting &op) {
   Value *pair = e.b.CreateBinaryIntrinsic(id, a, b);
   op.failIf(e.b.CreateExtractValue(pair, 1), LEDGER_FAULT_OVERFLOW);
@@ -82,34 +79,82 @@ Value *roundAndFit(Emitter &e, Faulting &op, Value *q, Value *r, Value *d, Value
   Value *rest = b.CreateSub(d, r); // r < d, so r * 2 against d without overflow
   Value *odd = b.CreateTrunc(q, e.i1);
   Value *up = b.CreateOr(b.CreateICmpUGT(r, rest), b.CreateAnd(b.CreateICmpEQ(r, rest), odd));
-  // q may be 2^64 - 1 here: round and sign it in 128 bits.
-  Value *rounded = b.CreateAdd(b.CreateZExt(q, e.i128), b.CreateZExt(up, e.i128));
-  Value *signedQ = b.CreateSelect(negative, b.CreateNeg(rounded), rounded);
-  Value *tooHigh = b.CreateICmpSGT(signedQ, ConstantInt::getSigned(e.i128, kMax));
-  Value *tooLow = b.CreateICmpSLT(signedQ, ConstantInt::getSigned(e.i128, kMin));
-  op.failIf(b.CreateOr(tooHigh, tooLow), LEDGER_FAULT_OVERFLOW);
-  return b.CreateTrunc(signedQ, e.i64);
+  // q may be 2^64 - 1 here: rounded up, it carries out.
+  Value *sum = b.CreateBinaryIntrinsic(Intrinsic::uadd_with_overflow, q, b.CreateZExt(up, e.i64));
+  Value *rounded = b.CreateExtractValue(sum, 0);
+  Value *most = b.CreateSelect(negative, e.c64(kMin), e.c64(kMax)); // 2^63 or 2^63 - 1
+  op.failIf(b.CreateOr(b.CreateExtractValue(sum, 1), b.CreateICmpUGT(rounded, most)),
+            LEDGER_FAULT_OVERFLOW);
+  return b.CreateSelect(negative, b.CreateSub(e.c64(0), rounded), rounded);
 }
 
-// A 128-bit numerator (hi:lo, hi < d) over a 64-bit divisor, a bit at a
-// time: the rare case of a quotient whose numerator passes 64 bits.
-Function *wideDivide(Emitter &e) {
-  static constexpr const char *kName = "ledger.udiv128";
-  if (Function *known = e.module.getFunction(kName))
-    return known;
-  Type *pair = StructType::get(e.ctx, {e.i64, e.i64});
-  FunctionType *type = FunctionType::get(pair, {e.i64, e.i64, e.i64}, false);
-  Function *fn = Function::Create(type, GlobalValue::InternalLinkage, kName, e.module);
+// The type of a wide case's routine: quotient, remainder, and whether the
+// quotient passes 64 bits.
+StructType *wideResult(Emitter &e) { return StructType::get(e.ctx, {e.i64, e.i64, e.i1}); }
+
+// A routine of the pack's own, out of line: the rare case of a product or
+// numerator past 64 bits, kept out of the bodies, where 128-bit arithmetic
+// would cost every one of them the fast instruction selector.
+Function *wideRoutine(Emitter &e, const char *name, std::initializer_list<const char *> args) {
+  std::vector<Type *> params(args.size(), e.i64);
+  FunctionType *type = FunctionType::get(wideResult(e), params, false);
+  Function *fn = Function::Create(type, GlobalValue::InternalLinkage, name, e.module);
   fn->addFnAttr(Attribute::NoUnwind);
   fn->addFnAttr(Attribute::NoInline);
   fn->addFnAttr(Attribute::Cold);
-  Value *hi = fn->getArg(0), *lo = fn->getArg(1), *d = fn->getArg(2);
+  auto arg = args.begin();
+  for (Argument &a : fn->args())
+    a.setName(*arg++);
+  return fn;
+}
 
+Value *high64(IRBuilder<> &b, Value *wide) {
+  return b.CreateTrunc(b.CreateLShr(wide, 64), b.getInt64Ty(), "hi");
+}
+
+// Two magnitudes' product past 64 bits, over 10^6: long division in 32-bit
+// limbs, each partial below 10^6 * 2^32. A high half of 10^6 or more puts
+// the quotient at 2^64 or more.
+Function *wideProduct(Emitter &e) {
+  static constexpr const char *kName = "ledger.mul128";
+  if (Function *known = e.module.getFunction(kName))
+    return known;
+  Function *fn = wideRoutine(e, kName, {"a", "b"});
+  IRBuilder<> b(BasicBlock::Create(e.ctx, "entry", fn));
+  Value *product = b.CreateMul(b.CreateZExt(fn->getArg(0), e.i128),
+                               b.CreateZExt(fn->getArg(1), e.i128), "product", true, false);
+  Value *hi = high64(b, product);
+  Value *lo = b.CreateTrunc(product, e.i64, "lo");
+  Value *one = e.c64(kOne);
+  Value *upper = b.CreateOr(b.CreateShl(hi, 32), b.CreateLShr(lo, 32));
+  Value *q1 = b.CreateUDiv(upper, one), *r1 = b.CreateURem(upper, one);
+  Value *lower = b.CreateOr(b.CreateShl(r1, 32), b.CreateAnd(lo, e.c64(0xffffffff)));
+  Value *q0 = b.CreateUDiv(lower, one), *r = b.CreateURem(lower, one);
+  Value *result = PoisonValue::get(wideResult(e));
+  result = b.CreateInsertValue(result, b.CreateOr(b.CreateShl(q1, 32), q0), 0);
+  result = b.CreateInsertValue(result, r, 1);
+  b.CreateRet(b.CreateInsertValue(result, b.CreateICmpUGE(hi, one), 2));
+  return fn;
+}
+
+// A magnitude times 10^6, past 64 bits, over a 64-bit divisor, a bit at a
+// time. A high half of d or more puts the quotient at 2^64 or more.
+Function *wideQuotient(Emitter &e) {
+  static constexpr const char *kName = "ledger.div128";
+  if (Function *known = e.module.getFunction(kName))
+    return known;
+  Function *fn = wideRoutine(e, kName, {"a", "d"});
+  Value *d = fn->getArg(1);
   IRBuilder<> b(BasicBlock::Create(e.ctx, "entry", fn));
   BasicBlock *entry = b.GetInsertBlock();
   BasicBlock *loop = BasicBlock::Create(e.ctx, "loop", fn);
   BasicBlock *done = BasicBlock::Create(e.ctx, "done", fn);
-  b.CreateBr(loop);
+  BasicBlock *past = BasicBlock::Create(e.ctx, "past", fn);
+  Value *numerator = b.CreateMul(b.CreateZExt(fn->getArg(0), e.i128),
+                                 ConstantInt::get(e.i128, kOne), "numerator", true, false);
+  Value *hi = high64(b, numerator);
+  Value *lo = b.CreateTrunc(numerator, e.i64, "lo");
+  b.CreateCondBr(b.CreateICmpUGE(hi, d), past, loop);
   b.SetInsertPoint(loop);
   PHINode *step = b.CreatePHI(e.i32, 2, "step");
   PHINode *rem = b.CreatePHI(e.i64, 2, "rem");
@@ -128,9 +173,58 @@ Function *wideDivide(Emitter &e) {
   bits->addIncoming(nextBits, loop);
   b.CreateCondBr(b.CreateICmpEQ(nextStep, b.getInt32(64)), done, loop);
   b.SetInsertPoint(done);
-  Value *result = b.CreateInsertValue(PoisonValue::get(pair), nextBits, 0);
-  b.CreateRet(b.CreateInsertValue(result, nextRem, 1));
+  Value *result = PoisonValue::get(wideResult(e));
+  result = b.CreateInsertValue(result, nextBits, 0);
+  result = b.CreateInsertValue(result, nextRem, 1);
+  b.CreateRet(b.CreateInsertValue(result, b.getFalse(), 2));
+  b.SetInsertPoint(past);
+  b.CreateRet(ConstantStruct::get(wideResult(e), {e.c64(0), e.c64(0), b.getTrue()}));
   return fn;
+}
+
+// a times b (a magnitude times 10^6, over d), in 64 bits where it fits, which
+// is all but always: its quotient and remainder over d, by the wide routine
+// where it doesn't, a quotient past 64 bits a fault.
+std::pair<Value *, Value *> productOver(Emitter &e, Faulting &op, Value *a, Value *b, Value *d,
+                                        Function *wide, Value *wideArg) {
+  IRBuilder<> &ir = e.b;
+  Value *pair = ir.CreateBinaryIntrinsic(Intrinsic::umul_with_overflow, a, b);
+  BasicBlock *narrow = e.newBlock("num.narrow");
+  BasicBlock *past = e.newBlock("num.wide");
+  BasicBlock *merge = e.newBlock("num.merge");
+  ir.CreateCondBr(ir.CreateExtractValue(pair, 1), past, narrow,
+                  MDBuilder(e.ctx).createUnlikelyBranchWeights());
+
+  ir.SetInsertPoint(narrow);
+  Value *product = ir.CreateExtractValue(pair, 0);
+  Value *qNarrow = ir.CreateUDiv(product, d);
+  Value *rNarrow = ir.CreateURem(product, d);
+  ir.CreateBr(merge);
+
+  ir.SetInsertPoint(past);
+  Value *result = ir.CreateCall(wide, {a, wideArg});
+  op.failIf(ir.CreateExtractValue(result, 2), LEDGER_FAULT_OVERFLOW);
+  Value *qWide = ir.CreateExtractValue(result, 0);
+  Value *rWide = ir.CreateExtractValue(result, 1);
+  BasicBlock *wideEnd = ir.GetInsertBlock();
+  ir.CreateBr(merge);
+
+  ir.SetInsertPoint(merge);
+  PHINode *q = ir.CreatePHI(e.i64, 2, "q");
+  q->addIncoming(qNarrow, narrow);
+  q->addIncoming(qWide, wideEnd);
+  PHINode *r = ir.CreatePHI(e.i64, 2, "r");
+  r->addIncoming(rNarrow, narrow);
+  r->addIncoming(rWide, wideEnd);
+  return {q, r};
+}
+
+// A constant that is a whole number: that number.
+std::optional<int64_t> wholeConstant(Value *v) {
+  auto *c = dyn_cast<ConstantInt>(v);
+  if (!c || c->getSExtValue() % kOne != 0)
+    return std::nullopt;
+  return c->getSExtValue() / kOne;
 }
 
 // An unsigned 64-bit value over 10^6: quotient and remainder.
@@ -142,6 +236,14 @@ std::pair<Value *, Value *> divideByOne(Emitter &e, Value *v) {
 
 Value *emitTruth(Emitter &e, Value *cond) {
   return e.b.CreateSelect(cond, e.c64(kOne), e.c64(0), "truth");
+}
+
+Value *emitMin(Emitter &e, Value *a, Value *b) {
+  return e.b.CreateSelect(e.b.CreateICmpSLT(a, b), a, b, "min");
+}
+
+Value *emitMax(Emitter &e, Value *a, Value *b) {
+  return e.b.CreateSelect(e.b.CreateICmpSGT(a, b), a, b, "max");
 }
 
 Value *emitNeg(Emitter &e, Value *a) {
@@ -161,62 +263,32 @@ Value *emitSub(Emitter &e, Value *a, Value *b) {
 }
 
 Value *emitMul(Emitter &e, Value *a, Value *b) {
-  IRBuilder<> &ir = e.b;
+  // By a whole number the product is exact: it faults where it passes int64.
+  for (auto [x, k] : {std::pair{a, wholeConstant(b)}, std::pair{b, wholeConstant(a)}})
+    if (k) {
+      Faulting op(e);
+      return op.finish(overflowIntrinsic(e, Intrinsic::smul_with_overflow, x, e.c64(*k), op));
+    }
   Faulting op(e);
-  Value *negative = ir.CreateXor(isNegative(e, a), isNegative(e, b));
-  Value *product = ir.CreateMul(ir.CreateZExt(magnitude(e, a), e.i128),
-                                ir.CreateZExt(magnitude(e, b), e.i128), "product", true, false);
-  Value *hi = high64(e, product);
-  Value *lo = ir.CreateTrunc(product, e.i64, "lo");
-  // hi >= 10^6 puts the quotient at 2^64 or more: past int64 either way.
-  op.failIf(ir.CreateICmpUGE(hi, e.c64(kOne)), LEDGER_FAULT_OVERFLOW);
-  // Long division in 32-bit limbs: each partial stays below 10^6 * 2^32.
-  Value *upper = ir.CreateOr(ir.CreateShl(hi, 32), ir.CreateLShr(lo, 32));
-  auto [q1, r1] = divideByOne(e, upper);
-  Value *lower = ir.CreateOr(ir.CreateShl(r1, 32), ir.CreateAnd(lo, e.c64(0xffffffff)));
-  auto [q0, r] = divideByOne(e, lower);
-  Value *q = ir.CreateOr(ir.CreateShl(q1, 32), q0);
+  Value *negative = e.b.CreateXor(isNegative(e, a), isNegative(e, b));
+  Value *mb = magnitude(e, b);
+  auto [q, r] = productOver(e, op, magnitude(e, a), mb, e.c64(kOne), wideProduct(e), mb);
   return op.finish(roundAndFit(e, op, q, r, e.c64(kOne), negative));
 }
 
 Value *emitDiv(Emitter &e, Value *a, Value *b) {
-  IRBuilder<> &ir = e.b;
   Faulting op(e);
-  op.failIf(ir.CreateICmpEQ(b, e.c64(0)), LEDGER_FAULT_DIVIDE_BY_ZERO);
-  Value *negative = ir.CreateXor(isNegative(e, a), isNegative(e, b));
+  Value *negative = e.b.CreateXor(isNegative(e, a), isNegative(e, b));
+  // Over a whole number k, a * 10^6 / (k * 10^6) is a / k, its remainder
+  // 10^6 times smaller than the divisor's as the divisor is.
+  if (std::optional<int64_t> k = wholeConstant(b); k && *k != 0) {
+    Value *d = e.c64(*k < 0 ? -uint64_t(*k) : uint64_t(*k));
+    Value *ma = magnitude(e, a);
+    return op.finish(roundAndFit(e, op, e.b.CreateUDiv(ma, d), e.b.CreateURem(ma, d), d, negative));
+  }
+  op.failIf(e.b.CreateICmpEQ(b, e.c64(0)), LEDGER_FAULT_DIVIDE_BY_ZERO);
   Value *d = magnitude(e, b);
-  Value *numerator = ir.CreateMul(ir.CreateZExt(magnitude(e, a), e.i128),
-                                  ConstantInt::get(e.i128, kOne), "numerator", true, false);
-  Value *hi = high64(e, numerator);
-  Value *lo = ir.CreateTrunc(numerator, e.i64, "lo");
-
-  BasicBlock *narrow = e.newBlock("div.narrow");
-  BasicBlock *wide = e.newBlock("div.wide");
-  BasicBlock *merge = e.newBlock("div.merge");
-  ir.CreateCondBr(ir.CreateICmpEQ(hi, e.c64(0)), narrow, wide,
-                  MDBuilder(e.ctx).createLikelyBranchWeights());
-
-  ir.SetInsertPoint(narrow);
-  Value *qNarrow = ir.CreateUDiv(lo, d);
-  Value *rNarrow = ir.CreateURem(lo, d);
-  ir.CreateBr(merge);
-
-  ir.SetInsertPoint(wide);
-  // hi >= d puts the quotient at 2^64 or more.
-  op.failIf(ir.CreateICmpUGE(hi, d), LEDGER_FAULT_OVERFLOW);
-  Value *pair = ir.CreateCall(wideDivide(e), {hi, lo, d});
-  Value *qWide = ir.CreateExtractValue(pair, 0);
-  Value *rWide = ir.CreateExtractValue(pair, 1);
-  BasicBlock *wideEnd = ir.GetInsertBlock();
-  ir.CreateBr(merge);
-
-  ir.SetInsertPoint(merge);
-  PHINode *q = ir.CreatePHI(e.i64, 2, "q");
-  q->addIncoming(qNarrow, narrow);
-  q->addIncoming(qWide, wideEnd);
-  PHINode *r = ir.CreatePHI(e.i64, 2, "r");
-  r->addIncoming(rNarrow, narrow);
-  r->addIncoming(rWide, wideEnd);
+  auto [q, r] = productOver(e, op, magnitude(e, a), e.c64(kOne), d, wideQuotient(e), d);
   return op.finish(roundAndFit(e, op, q, r, d, negative));
 }
 

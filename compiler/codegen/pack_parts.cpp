@@ -4,6 +4,7 @@
 #include "codegen/pack_parts.h"
 
 #include <fmt/format.h>
+#include <llvm/ADT/STLFunctionalExtras.h>
 #include <llvm/ADT/SmallPtrSet.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
@@ -37,7 +38,8 @@ static_assert(1 + 2 * kMostPartsOfAKind <= 32, "a global's copies are a bit a pa
 
 // Each body to the lightest part of its kind, largest first, ties in module
 // order: the same plan every build.
-Plan planParts(Module &module, const DenseMap<const Function *, Heat> &heat) {
+Plan planParts(Module &module, const DenseMap<const Function *, Heat> &heat,
+               function_ref<uint64_t(const Function &)> weigh) {
   struct Entry {
     uint64_t cost;
     size_t order;
@@ -48,8 +50,9 @@ Plan planParts(Module &module, const DenseMap<const Function *, Heat> &heat) {
   uint64_t costOfKind[2] = {0, 0};
   for (Function &fn : module)
     if (auto it = heat.find(&fn); it != heat.end() && !fn.isDeclaration()) {
-      bodies.push_back({costOf(fn), bodies.size(), &fn, it->second});
-      costOfKind[size_t(it->second)] += costOf(fn);
+      uint64_t cost = weigh(fn);
+      bodies.push_back({cost, bodies.size(), &fn, it->second});
+      costOfKind[size_t(it->second)] += cost;
     }
   Plan plan; // part 0 first
   for (Heat kind : {Heat::Hot, Heat::Cold}) {
@@ -107,16 +110,38 @@ bool copyable(const GlobalValue &value) {
   return var && var->isConstant();
 }
 
-// Each hot part's copies: what its bodies name of part 0's that is
-// copyable, and what those name, on and on. Cold parts are given none: their
-// bodies run once an order, compiled for the build's speed.
-void planCopies(Module &module, Plan &plan) {
+// The instructions of what a function inlines of part 0's, all it is given
+// copies of.
+uint64_t inlinedCost(const Function &fn) {
+  SmallPtrSet<const GlobalValue *, 32> seen;
+  std::vector<const GlobalValue *> work = {&fn};
+  uint64_t cost = 0;
+  while (!work.empty()) {
+    const GlobalValue *at = work.back();
+    work.pop_back();
+    forEachNamed(*at, [&](const GlobalValue &named) {
+      if (isa<Function>(named) && copyable(named) && seen.insert(&named).second) {
+        cost += cast<Function>(named).getInstructionCount();
+        work.push_back(&named);
+      }
+    });
+  }
+  return cost;
+}
+
+// Each hot part's copies: what its landings (and with the machinery inlined,
+// all its bodies) name of part 0's that is copyable, and what those name, on
+// and on. Cold parts are given none: their bodies run once an order,
+// compiled for the build's speed.
+void planCopies(Module &module, Plan &plan, const SmallPtrSetImpl<const Function *> &landing,
+                bool inlineMachinery) {
   for (unsigned part = kDataPart + 1; part < plan.heat.size(); ++part) {
     if (plan.heat[part] != Heat::Hot)
       continue;
     std::vector<const GlobalValue *> work;
     for (Function &fn : module)
-      if (!fn.isDeclaration() && plan.partOf(fn) == part)
+      if (!fn.isDeclaration() && plan.partOf(fn) == part &&
+          (inlineMachinery || landing.count(&fn)))
         work.push_back(&fn);
     while (!work.empty()) {
       const GlobalValue *at = work.back();
@@ -241,9 +266,14 @@ std::unique_ptr<Module> splitPack(Module &module, const DenseMap<const Function 
                                   SmallVectorImpl<char> &bitcode) {
   dropLocalAliases(module);
   nameEverything(module);
-  plan = planParts(module, heat);
-  if (inlineMachinery)
-    planCopies(module, plan);
+  SmallPtrSet<const Function *, 16> landing;
+  for (Function *fn : landings(module))
+    landing.insert(fn);
+  // A landing is mostly the machinery it inlines.
+  plan = planParts(module, heat, [&](const Function &fn) {
+    return costOf(fn) + (landing.count(&fn) ? inlinedCost(fn) : 0);
+  });
+  planCopies(module, plan, landing, inlineMachinery);
   externaliseShared(module, plan);
   ValueToValueMapTy map;
   std::unique_ptr<Module> data = CloneModule(

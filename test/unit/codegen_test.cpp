@@ -526,6 +526,45 @@ TEST(Codegen, ArithmeticOfConstantsFoldsAsTheRuntimeDoes) {
   }
 }
 
+TEST(Codegen, MulAndDivByAWholeConstantMatchRuntime) {
+  // A whole number's product and quotient are worked in 64 bits, no rounding
+  // of a product: each must still be the runtime's, faults and all.
+  const int64_t wholes[] = {0, 1, -1, 2, -2, 3, 7, -10, 100, 1'000'000, kMax / kOne, kMin / kOne};
+  for (codegen::OptLevel level : {codegen::OptLevel::O2, codegen::OptLevel::O0}) {
+    Builder b;
+    struct Case {
+      Id body;
+      int op;
+      int64_t k;
+      bool kFirst;
+    };
+    std::vector<Case> cases;
+    for (int64_t whole : wholes)
+      for (int op : {2, 3}) {
+        int64_t k = whole * kOne;
+        cases.push_back({b.formula(b.bin(kArithmetic[op].op, b.local(kL0), b.k(k))), op, k, false});
+        cases.push_back({b.formula(b.bin(kArithmetic[op].op, b.k(k), b.local(kL0))), op, k, true});
+      }
+    auto p = build(b.t, "x", 1, {.optLevel = level, .specialise = false});
+    ASSERT_TRUE(p);
+    Mock m;
+    std::mt19937_64 rng(11);
+    std::vector<int64_t> xs(std::begin(kEdges), std::end(kEdges));
+    for (int i = 0; i < 2'000; ++i)
+      xs.push_back(randomNumber(rng));
+    for (int64_t x : xs)
+      for (const Case &c : cases) {
+        int64_t l = c.kFirst ? c.k : x, r = c.kFirst ? x : c.k;
+        NumberFault f = NumberFault::None;
+        int64_t want = kArithmetic[c.op].rt(l, r, f);
+        m.locals[kL0] = x;
+        m.clear();
+        ASSERT_EQ(m.formula(*p, c.body), want) << kArithmetic[c.op].name << "(" << l << ", " << r << ")";
+        ASSERT_EQ(m.faults, faultsOf(f)) << kArithmetic[c.op].name << "(" << l << ", " << r << ")";
+      }
+  }
+}
+
 TEST(Codegen, MulAndDivRoundHalfToEvenAndFault) {
   ArithmeticPack a;
   ASSERT_TRUE(a.pack);

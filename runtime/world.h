@@ -76,7 +76,9 @@ public:
   // ---- reads ---------------------------------------------------------------
   bool alive(Handle h) const;
   bool exists(Handle actor) const;
-  // The living actors, in the order they were made.
+  // The living actors, in the world's order: their slots', an actor made
+  // into one a destroyed actor left standing in its place (docs/readings.md
+  // 157).
   std::vector<Handle> living() const;
   int64_t value(Handle actor, pack::Id value);
   // A pool's maximum now, or a stat's max option; none where it has none.

@@ -126,7 +126,7 @@ typedef struct LedgerEngine {
   /* ---- reads ---- */
   uint8_t (*alive)(const LedgerWorld *w, LedgerHandle h);
   uint8_t (*exists)(const LedgerWorld *w, LedgerHandle h);
-  /* Writes the living actors, in the order they were made, up to `room`;
+  /* Writes the living actors, in their slots' order, up to `room`;
    * answers how many there are. */
   uint64_t (*living)(const LedgerWorld *w, LedgerHandle *out, uint64_t room);
   int64_t (*value)(LedgerWorld *w, LedgerHandle actor, uint32_t value);

@@ -206,9 +206,28 @@ Refusal Kernel::raiseOn(Frame *f, Id event, Handle of, Handle by, pack::TagSet t
 
 Handle Kernel::makeActor(Id archetype, Handle creator, const Given &withs, uint32_t chain,
                         const Frame *by) {
-  uint32_t i = uint32_t(actors_.size());
-  actors_.push_back({});
-  Actor &a = actors_.back();
+  // The lowest slot a destroyed actor left, else a new one (reading 157):
+  // its row in each column starts as a new one's would.
+  uint32_t i = takeFreeSlot();
+  bool reused = i != kNoSlot;
+  if (reused) {
+    forgetSlot(i);
+    uint32_t gen = actors_[i].gen + 1;
+    actors_[i] = {};
+    actors_[i].gen = gen;
+  } else {
+    i = uint32_t(actors_.size());
+    actors_.push_back({});
+    if (countingRefs_)
+      actorRefs_.push_back(0);
+  }
+  auto fresh = [&](auto &column, size_t width, const auto &start) {
+    if (reused)
+      std::fill_n(column.begin() + size_t(i) * width, width, start);
+    else
+      column.resize(column.size() + width, start);
+  };
+  Actor &a = actors_[i];
   a.archetype = archetype;
   a.live = true;
   a.madeAt = now_;
@@ -217,39 +236,39 @@ Handle Kernel::makeActor(Id archetype, Handle creator, const Given &withs, uint3
     ++coverage_.made[archetype];
   Handle h = handle(i, a.gen);
   size_t links = t_->links.size();
-  pools_.resize(pools_.size() + valueCount_, 0);
-  poolAt_.resize(poolAt_.size() + valueCount_, 0); // pools' clocks count from the make
-  poolMax_.resize(poolMax_.size() + valueCount_, 0);
+  fresh(pools_, valueCount_, 0);
+  fresh(poolAt_, valueCount_, 0); // pools' clocks count from the make
+  fresh(poolMax_, valueCount_, 0);
   // What settles as moments end, kept only where the catalog has it.
   if (!ix_->worldDrifts.empty()) {
-    poolRate_.resize(poolRate_.size() + valueCount_, 0);
-    regenPeriod_.resize(regenPeriod_.size() + valueCount_, 0);
-    refillPeriod_.resize(refillPeriod_.size() + valueCount_, 0);
+    fresh(poolRate_, valueCount_, 0);
+    fresh(regenPeriod_, valueCount_, 0);
+    fresh(refillPeriod_, valueCount_, 0);
   }
   if (!ix_->countBounds.empty()) {
-    poolMin_.resize(poolMin_.size() + valueCount_, 0);
-    boundsSettled_.resize(boundsSettled_.size() + valueCount_, 0);
+    fresh(poolMin_, valueCount_, 0);
+    fresh(boundsSettled_, valueCount_, 0);
   }
   if (!ix_->readerLinks.empty()) {
-    readerLinkSeen_.resize(readerLinkSeen_.size() + ix_->readerLinks.size(), 0);
-    linkReaders_.emplace_back();
+    fresh(readerLinkSeen_, ix_->readerLinks.size(), 0);
+    fresh(linkReaders_, 1, std::vector<uint32_t>{});
   }
   if (followsSources())
-    sourcedBy_.emplace_back();
-  hasPool_.resize(hasPool_.size() + valueCount_, 0);
-  poolVersion_.resize(poolVersion_.size() + valueCount_, 0);
-  poolDue_.resize(poolDue_.size() + valueCount_, -1);
-  statCache_.resize(statCache_.size() + valueCount_, 0);
-  statEpoch_.resize(statEpoch_.size() + valueCount_, 0);
-  suspenders_.push_back(0);
-  tagCache_.emplace_back();
-  tagEpoch_.push_back(0);
-  clocks_.resize(clocks_.size() + ix_->clockStats.size(), Clock{worldTime(), 0, kOne});
-  links_.resize(links_.size() + links, 0);
-  overridden_.resize(overridden_.size() + links, 0);
-  held_.emplace_back();
-  hearers_.emplace_back();
-  blockers_.push_back(0);
+    fresh(sourcedBy_, 1, std::vector<uint32_t>{});
+  fresh(hasPool_, valueCount_, 0);
+  fresh(poolVersion_, valueCount_, 0);
+  fresh(poolDue_, valueCount_, -1);
+  fresh(statCache_, valueCount_, 0);
+  fresh(statEpoch_, valueCount_, 0);
+  fresh(suspenders_, 1, 0);
+  fresh(tagCache_, 1, TagBits{});
+  fresh(tagEpoch_, 1, 0);
+  fresh(clocks_, ix_->clockStats.size(), Clock{worldTime(), 0, kOne});
+  fresh(links_, links, 0);
+  fresh(overridden_, links, 0);
+  fresh(held_, 1, std::vector<uint32_t>{});
+  fresh(hearers_, 1, std::vector<Hearer>{});
+  fresh(blockers_, 1, 0);
   // The creator's links as it reads them, its overrides too, unless set.
   if (creator && actor(creator))
     for (size_t l = 0; l < links; ++l)
@@ -267,16 +286,18 @@ Handle Kernel::makeActor(Id archetype, Handle creator, const Given &withs, uint3
     if (v.link != kNoId)
       links_[size_t(i) * links + v.link] = runBody(v.body, f);
   }
+  for (size_t l = 0; l < links; ++l)
+    refer(links_[size_t(i) * links + l]);
   // Pools start at their least, full ones at their maximum, a with's at its
   // amount, a create's past that.
   for (uint32_t p = 0; p < arch.poolCount; ++p)
     hasPool_[size_t(i) * valueCount_ + t_->idLists[arch.poolsBegin + p]] = 1;
-  for (Id p : ix_->readerPools)
-    if (hasPool_[size_t(i) * valueCount_ + p] &&
-        (worldReaders_.empty() || worldReaders_.back() != i))
-      worldReaders_.push_back(i);
-  if (!worldReaders_.empty() && worldReaders_.back() == i)
+  // Readers in slot order, as each settles (reading 157).
+  if (std::any_of(ix_->readerPools.begin(), ix_->readerPools.end(),
+                  [&](Id p) { return hasPool_[size_t(i) * valueCount_ + p]; })) {
+    worldReaders_.insert(std::lower_bound(worldReaders_.begin(), worldReaders_.end(), i), i);
     listReader(i);
+  }
   ++epoch_;
   shapeMoved(h);
   for (uint32_t p = 0; p < arch.poolCount; ++p) {
@@ -354,8 +375,16 @@ Refusal Kernel::destroyActor(Handle h, uint32_t chain, const Frame *by) {
   touch(h);
   // Destroyed from then: what its effects' end steps do reads it so (no
   // query finds it, nothing lands on it). What it held is removed, and
-  // hears it.
+  // hears it. Its links hold no one from here; its slot is free once
+  // nothing refers to it (reading 157).
   actor(h)->live = false;
+  if (countingRefs_)
+    for (size_t l = 0; l < t_->links.size(); ++l)
+      unrefer(links_[size_t(indexOf(h)) * t_->links.size() + l]);
+  else
+    countRefs();
+  if (actorRefs_[indexOf(h)] == 0)
+    releasing_.push_back(indexOf(h));
   ++epoch_;
   shapeMoved(h);
   Scratch<uint32_t> list(scratchIds_);
@@ -648,6 +677,8 @@ int32_t Kernel::action(Frame &f, const pack::Action &a, const int64_t *args) {
         int64_t &var = vars_[in->varsAt + v];
         var = a.b == 0 ? args[1] : a.b == 1 ? add(var, args[1], fault) : sub(var, args[1], fault);
       }
+    if (countingRefs_ && anyActorVars_)
+      recountVars(indexOf(args[0]));
     if (fault != NumberFault::None)
       apiFault(f, uint32_t(fault));
     return LEDGER_GO;
@@ -782,7 +813,7 @@ int32_t Kernel::action(Frame &f, const pack::Action &a, const int64_t *args) {
     if (t_->links[a.a].global) {
       if (!ix_->linkBounds.empty())
         watchReadersOf(0);
-      globals_[a.a] = to;
+      setLink(globals_[a.a], to, true);
       ++epoch_;
       shapeMoved(0);
       ++globalsEpoch_;
@@ -791,7 +822,7 @@ int32_t Kernel::action(Frame &f, const pack::Action &a, const int64_t *args) {
     for (Handle t : targets)
       if (actor(t)) {
         touch(t);
-        links_[size_t(indexOf(t)) * t_->links.size() + a.a] = to;
+        setLink(links_[size_t(indexOf(t)) * t_->links.size() + a.a], to, alive(t));
         shapeMoved(t);
       }
     return LEDGER_GO;

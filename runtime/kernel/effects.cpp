@@ -257,6 +257,8 @@ uint32_t Kernel::newInstance(Event &e, uint32_t eventIndex) {
     int64_t interval = runBody(rule.intervalBody, g);
     everyDue_[insts_[i].everyAt + every++] = interval > 0 ? insts_[i].appliedAt + interval : -1;
   }
+  if (countingRefs_)
+    referInstance(i);
   schedule(i);
   return i;
 }
@@ -650,6 +652,8 @@ void Kernel::comeOff(uint32_t inst, uint32_t ev, Id endTag) {
   if (!still.live)
     return;
   still.live = false;
+  if (countingRefs_)
+    unreferInstance(inst);
   countFor(still, -1);
   if (ef.suspendsAll)
     --suspenders_[indexOf(holder)];

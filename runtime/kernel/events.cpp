@@ -59,6 +59,9 @@ void Kernel::endMoment() {
     for (Handle a : touched_)
       touchedMark_[indexOf(a)] = 0;
     touched_.clear();
+    // Nothing of the moment names them any more (reading 157).
+    if (!releasing_.empty())
+      releaseSlots();
   }
   --momentDepth_;
   if (momentDepth_ == 0)

@@ -47,6 +47,8 @@ Kernel::Kernel(const Pack &pack, uint64_t seed)
   valueCount_ = uint32_t(t_->values.size());
   globals_.assign(t_->links.size(), 0);
   scratchVars_.assign(ix_->mostVars, 0);
+  anyActorVars_ = std::any_of(t_->vars.begin(), t_->vars.end(),
+                              [](const pack::Var &v) { return v.kind == pack::VarKind::Actor; });
 }
 
 Kernel::Instance *Kernel::instance(Handle h) {
@@ -139,6 +141,160 @@ Handle Kernel::make(Id archetype, const std::vector<std::pair<Id, Handle>> &link
   Handle h = makeActor(archetype, 0, withs, ++chains_);
   endMoment();
   return h;
+}
+
+// ---- actor slots ---------------------------------------------------------------------
+
+// From the first destroy on, what refers to each actor is counted: the
+// world as it stands, counted whole once.
+void Kernel::countRefs() {
+  countingRefs_ = true;
+  actorRefs_.assign(actors_.size(), 0);
+  for (uint32_t i = 0; i < insts_.size(); ++i)
+    if (insts_[i].live)
+      referInstance(i);
+  size_t links = t_->links.size();
+  for (uint32_t ai = 0; ai < actors_.size(); ++ai)
+    if (actors_[ai].live)
+      for (size_t l = 0; l < links; ++l)
+        refer(links_[ai * links + l]);
+  for (Handle g : globals_)
+    refer(g);
+}
+
+// A live instance refers to its source and credit, and to whom its actor
+// vars and link overrides name. Its holder needs no count: destroying the
+// holder ends what it holds in the same moment, before its slot is let go.
+void Kernel::referInstance(uint32_t inst) {
+  const Instance &in = insts_[inst];
+  if (in.source != in.holder)
+    refer(in.source);
+  if (in.credit != in.holder && in.credit != in.source)
+    refer(in.credit);
+  const pack::Effect &ef = t_->effects[in.effect];
+  for (uint32_t o = 0; o < ef.overrideCount; ++o)
+    refer(captured_[in.capturedAt + ef.modifierCount + o]);
+  if (!anyActorVars_)
+    return;
+  varRefs_.resize(vars_.size(), 0);
+  for (uint32_t v = 0; v < ef.varCount; ++v)
+    if (t_->vars[ef.varsBegin + v].kind == pack::VarKind::Actor) {
+      varRefs_[in.varsAt + v] = vars_[in.varsAt + v];
+      refer(varRefs_[in.varsAt + v]);
+    }
+}
+
+void Kernel::unreferInstance(uint32_t inst) {
+  const Instance &in = insts_[inst];
+  if (in.source != in.holder)
+    unrefer(in.source);
+  if (in.credit != in.holder && in.credit != in.source)
+    unrefer(in.credit);
+  const pack::Effect &ef = t_->effects[in.effect];
+  for (uint32_t o = 0; o < ef.overrideCount; ++o)
+    unrefer(captured_[in.capturedAt + ef.modifierCount + o]);
+  if (!anyActorVars_)
+    return;
+  for (uint32_t v = 0; v < ef.varCount; ++v)
+    if (t_->vars[ef.varsBegin + v].kind == pack::VarKind::Actor)
+      unrefer(varRefs_[in.varsAt + v]);
+}
+
+// Steps set an instance's actor var: it refers to whom it names now.
+void Kernel::recountVars(uint32_t inst) {
+  const Instance &in = insts_[inst];
+  const pack::Effect &ef = t_->effects[in.effect];
+  for (uint32_t v = 0; v < ef.varCount; ++v) {
+    Handle &counted = varRefs_[in.varsAt + v];
+    Handle now = vars_[in.varsAt + v];
+    if (t_->vars[ef.varsBegin + v].kind == pack::VarKind::Actor && counted != now) {
+      refer(now);
+      unrefer(counted);
+      counted = now;
+    }
+  }
+}
+
+// As the moment ends: the slots it left destroyed with nothing referring to
+// them are free for a make.
+void Kernel::releaseSlots() {
+  slotListed_.resize(actors_.size(), 0);
+  for (uint32_t ai : releasing_)
+    if (!actors_[ai].live && actorRefs_[ai] == 0 && !slotListed_[ai]) {
+      slotListed_[ai] = 1;
+      freeSlots_.push_back(ai);
+      std::push_heap(freeSlots_.begin(), freeSlots_.end(), std::greater<>());
+    }
+  releasing_.clear();
+}
+
+// The lowest free slot, kNoSlot where there is none; one referred to again
+// since it was freed (a ghost applying, an actor var set to it) waits until
+// nothing does.
+uint32_t Kernel::takeFreeSlot() {
+  while (!freeSlots_.empty()) {
+    std::pop_heap(freeSlots_.begin(), freeSlots_.end(), std::greater<>());
+    uint32_t ai = freeSlots_.back();
+    freeSlots_.pop_back();
+    slotListed_[ai] = 0;
+    if (!actors_[ai].live && actorRefs_[ai] == 0)
+      return ai;
+  }
+  return kNoSlot;
+}
+
+// What named a slot's last actor by its index, let go as another takes the
+// slot: its place among the readers and the autos, its autos' ticks. Its
+// generation moves on, so every handle to it reads as no actor.
+void Kernel::forgetSlot(uint32_t ai) {
+  auto drop = [&](std::vector<uint32_t> &list) {
+    list.erase(std::remove(list.begin(), list.end(), ai), list.end());
+  };
+  drop(worldReaders_);
+  drop(countReaders_);
+  drop(globalReaders_);
+  if (ai < touchedMark_.size())
+    touchedMark_[ai] = 0;
+  if (ai < autoState_.size()) {
+    drop(autoAwake_);
+    drop(clauseWaiters_);
+    drop(valueWaiters_);
+    auto later = [&](uint32_t x, uint32_t y) { return autoRank_[x] > autoRank_[y]; };
+    drop(autoPass_);
+    std::make_heap(autoPass_.begin(), autoPass_.end(), later);
+    autoState_[ai] = kNotAuto;
+    autoScanAll_[ai] = 1;
+    autoHints_[ai].clear();
+    autoListed_[ai] = 0;
+    // Those after it in the order they came to hold autos move up one: the
+    // order among them stands.
+    auto at = std::find(autoActors_.begin(), autoActors_.end(), handle(ai, actors_[ai].gen));
+    if (at != autoActors_.end()) {
+      uint32_t rank = uint32_t(at - autoActors_.begin());
+      autoActors_.erase(at);
+      for (uint32_t p = rank; p < autoActors_.size(); ++p)
+        if (actor(autoActors_[p]))
+          autoRank_[indexOf(autoActors_[p])] = p;
+      if (passRank_ != kNoPass && passRank_ > rank)
+        --passRank_;
+    }
+  }
+  auto fired = std::lower_bound(autoFired_.begin(), autoFired_.end(),
+                                std::pair{uint64_t(ai) << 32, INT64_MIN});
+  auto past = std::lower_bound(fired, autoFired_.end(), std::pair{uint64_t(ai + 1) << 32, INT64_MIN});
+  autoFired_.erase(fired, past);
+}
+
+// A save holds no counts: they are counted again, and the slots free then
+// are free again, where any actor was destroyed.
+void Kernel::listSlotsFromSave() {
+  if (std::all_of(actors_.begin(), actors_.end(), [](const Actor &a) { return a.live; }))
+    return;
+  countRefs();
+  for (uint32_t ai = 0; ai < actors_.size(); ++ai)
+    if (!actors_[ai].live && actorRefs_[ai] == 0)
+      releasing_.push_back(ai);
+  releaseSlots();
 }
 
 Handle Kernel::linkOf(Handle a, Id link) const {
@@ -389,6 +545,9 @@ int32_t Kernel::runSteps(Id body, Frame &f) {
     rulesName_ = t_->abilities[events_[size_t(f.propsEvent)].ability].name;
   }
   int32_t r = pack_->steps(body, &f.c);
+  // An actor var the steps set refers to whom it names from here.
+  if (countingRefs_ && anyActorVars_ && f.instance && instance(f.instance))
+    recountVars(indexOf(f.instance));
   rulesName_ = ruleName;
   // A var the steps set (self.VAR, in place) may be what blocked an auto.
   if (blockerHolder)

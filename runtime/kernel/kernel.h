@@ -74,7 +74,7 @@ public:
     return a && a->live;
   }
   bool exists(Handle actor) const;
-  // The living actors, in the order they were made.
+  // The living actors, in the world's order: their slots' (reading 157).
   std::vector<Handle> living() const;
   int64_t value(Handle actor, pack::Id value);
   // A pool's maximum now, or a stat's max option; none where it has none.
@@ -181,8 +181,9 @@ private:
     int64_t at = 0; // the tick it fires on, worked out as it goes on the heap
     // By the tick it fires on, then what runs first within a tick (a time
     // expires after anything else due then), then its exact time, then the
-    // order instances went on (crossings first, by the order actors were
-    // made), then one instance's every rules or one actor's pools as written.
+    // order instances went on (crossings first, by their actors' slots,
+    // the world's order of actors: reading 157), then one instance's every
+    // rules or one actor's pools as written.
     bool operator>(const Timer &o) const {
       if (at != o.at)
         return at > o.at;
@@ -192,8 +193,8 @@ private:
         return due > o.due;
       if (seq != o.seq)
         return seq > o.seq;
-      if (instance != o.instance)
-        return instance > o.instance;
+      if (uint32_t(instance) != uint32_t(o.instance))
+        return uint32_t(instance) > uint32_t(o.instance);
       return rule > o.rule;
     }
   };
@@ -654,6 +655,39 @@ private:
   Handle makeActor(Id archetype, Handle creator, const Given &withs, uint32_t chain,
                    const Frame *by = nullptr);
   Refusal destroyActor(Handle a, uint32_t chain, const Frame *by = nullptr);
+
+  // ---- actor slots (kernel.cpp) ------------------------------------------------------
+  // A destroyed actor's slot goes to a later make once nothing in the world
+  // refers to it (docs/readings.md 157): a live instance it holds, applied or
+  // is credited with, or names in an actor var or a link override; a link of
+  // an actor in play, or a global one. Counted from the first destroy on, so
+  // a world that destroys nothing counts nothing; made again as a save is read.
+  static constexpr uint32_t kNoSlot = UINT32_MAX;
+  void refer(Handle a) {
+    if (countingRefs_ && actor(a))
+      ++actorRefs_[indexOf(a)];
+  }
+  void unrefer(Handle a) {
+    if (countingRefs_ && actor(a) && --actorRefs_[indexOf(a)] == 0 && !actors_[indexOf(a)].live)
+      releasing_.push_back(indexOf(a));
+  }
+  // A link cell set: one of an actor in play, or a global one, holds whom it
+  // names; a destroyed actor's holds no one.
+  void setLink(Handle &cell, Handle to, bool holds) {
+    if (holds) {
+      refer(to);
+      unrefer(cell);
+    }
+    cell = to;
+  }
+  void countRefs();
+  void referInstance(uint32_t inst);
+  void unreferInstance(uint32_t inst);
+  void recountVars(uint32_t inst);
+  void releaseSlots();
+  uint32_t takeFreeSlot();
+  void forgetSlot(uint32_t ai);
+  void listSlotsFromSave();
   Refusal applyTo(Frame *f, Id effect, int64_t stacks, Handle to, Handle source, Handle credit,
                   const Lifetime &given, const Given &vars, uint32_t chain, uint32_t *made,
                   uint32_t *merged);
@@ -695,6 +729,18 @@ private:
   uint32_t chains_ = 0;
   uint32_t valueCount_ = 0;
   std::vector<Actor> actors_;
+  // By actor: what refers to it, while refs are counted (countingRefs_).
+  std::vector<uint32_t> actorRefs_;
+  bool countingRefs_ = false;
+  bool anyActorVars_ = false; // the catalog has a var of kind actor
+  // Beside vars_: the actor each actor var was counted as naming.
+  std::vector<Handle> varRefs_;
+  // Slots a moment left destroyed and unreferred, let go as it ends; the
+  // free ones, a heap by index, so a make takes the lowest (a save read back
+  // finds the same); and whether each is in that heap.
+  std::vector<uint32_t> releasing_;
+  std::vector<uint32_t> freeSlots_;
+  std::vector<uint8_t> slotListed_;
   std::vector<int64_t> pools_;     // amount at the anchor
   std::vector<int64_t> poolAt_;    // the anchor's time on the pool's clock
   std::vector<int64_t> poolMax_;   // the maximum it last read
@@ -939,7 +985,7 @@ private:
   ScratchPool<uint32_t> scratchIds_;
   // The actors in play (live, not fallen) filed by the actor their
   // allegiance names (0: none; every actor where the catalog has none),
-  // each file in the order they were made: a search or an auto's target by
+  // each file in slot order: a search or an auto's target by
   // side walks the actors of the sides it takes, not every actor. Built as
   // first asked, then brought up to date as next asked from the actors
   // whose shape moved since; a world that never asks keeps nothing. Not
@@ -957,7 +1003,7 @@ private:
   void fileAgain(Handle a);
   void fileSides();
   void refile(uint32_t actorIndex);
-  // Walks, in the order they were made, the actors in play that a search of
+  // Walks, in slot order, the actors in play that a search of
   // `whom` from `from` takes by side alone. Nothing may move who is in play
   // or their sides while it walks.
   class SideWalk {

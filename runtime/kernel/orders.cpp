@@ -950,12 +950,12 @@ Outcome Kernel::link(Handle a, Id l, Handle to) {
   if (t_->links[l].global) {
     if (!ix_->linkBounds.empty())
       watchReadersOf(0);
-    globals_[l] = to;
+    setLink(globals_[l], to, true);
     ++epoch_;
     ++globalsEpoch_;
   } else {
     touch(a);
-    links_[size_t(indexOf(a)) * t_->links.size() + l] = to;
+    setLink(links_[size_t(indexOf(a)) * t_->links.size() + l], to, true);
   }
   shapeMoved(t_->links[l].global ? 0 : a);
   endMoment();

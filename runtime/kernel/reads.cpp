@@ -434,7 +434,7 @@ int64_t Kernel::countBySide(Frame &f, uint32_t queryId, const int64_t *args) {
   return std::min(found, std::max<int64_t>(most, 0));
 }
 
-// A query's actors (in the order they were made) or a held(...)'s instances.
+// A query's actors (in slot order) or a held(...)'s instances.
 void Kernel::query(Frame &f, const pack::Query &q, const int64_t *args, std::vector<int64_t> &out) {
   out.clear();
   switch (q.kind) {

@@ -122,6 +122,7 @@ std::optional<Kernel> Kernel::loadSave(const Pack &pack, std::string_view bytes,
     return std::nullopt;
   world.listReadersFromSave();
   world.listAutosFromSave();
+  world.listSlotsFromSave();
   return world;
 }
 

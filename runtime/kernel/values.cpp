@@ -610,7 +610,7 @@ void Kernel::appendLinkReaders(Handle a, std::vector<uint32_t> &out) {
 }
 
 // A reader listed by what its pools read beyond its links: a count of
-// actors, a global link.
+// actors, a global link. In slot order, as a save read back lists them.
 void Kernel::listReader(uint32_t ai) {
   bool counts = false, globals = false;
   for (Id p : ix_->readerPools)
@@ -619,9 +619,9 @@ void Kernel::listReader(uint32_t ai) {
       globals |= !ix_->reach[p].globals.empty();
     }
   if (counts)
-    countReaders_.push_back(ai);
+    countReaders_.insert(std::lower_bound(countReaders_.begin(), countReaders_.end(), ai), ai);
   if (globals)
-    globalReaders_.push_back(ai);
+    globalReaders_.insert(std::lower_bound(globalReaders_.begin(), globalReaders_.end(), ai), ai);
 }
 
 // Whether any of these global links was pointed elsewhere since the stamp,

@@ -267,6 +267,50 @@ TEST_F(HostApi, ASaveOfAnotherPackOrDamagedIsRefused) {
   EXPECT_EQ(why, "a save of another catalog: its pack's hash isn't this pack's");
 }
 
+// A destroyed actor's slot is made again once nothing refers to it, the
+// lowest, a generation on; a handle to the actor that had it then names no
+// actor, and a save read back frees the same slots (docs/readings.md 157).
+TEST_F(HostApi, ADestroyedActorsSlotIsMadeAgainOnceNothingRefersToIt) {
+  auto slotOf = [](rt::Handle h) { return uint64_t(h) & 0xffffffffu; };
+  auto genOf = [](rt::Handle h) { return uint64_t(h) >> 32; };
+  rt::World w(*pack);
+  rt::Handle red = w.make(team), blue = w.make(team);
+  rt::Handle a = w.make(mage, {{side, red}}), b = w.make(mage, {{side, blue}});
+  ASSERT_TRUE(w.act(a, bolt, {b}).ok());
+  ASSERT_TRUE(w.destroy(a).ok());
+  // The Burn a put on b ticks on from a: a's slot stands, a read as a ghost.
+  rt::Handle c = w.make(mage, {{side, blue}});
+  EXPECT_NE(slotOf(c), slotOf(a));
+  EXPECT_TRUE(w.exists(a));
+  EXPECT_EQ(w.value(a, health), 50'000'000);
+  w.advance(40); // the Burn runs out
+  EXPECT_TRUE(w.exists(a));
+  std::string bytes = w.saveBytes();
+  std::string why;
+  std::optional<rt::World> back = rt::World::loadSave(*pack, bytes, why);
+  ASSERT_TRUE(back) << why;
+  for (rt::World *x : {&w, &*back}) {
+    rt::Handle d = x->make(mage, {{side, red}});
+    EXPECT_EQ(slotOf(d), slotOf(a));
+    EXPECT_EQ(genOf(d), genOf(a) + 1);
+    EXPECT_FALSE(x->exists(a));
+    EXPECT_FALSE(x->alive(a));
+    EXPECT_EQ(x->value(a, health), 0);
+    EXPECT_EQ(x->linkOf(a, side), 0);
+    EXPECT_EQ(x->act(a, bolt, {b}).refusal, rt::Refusal::Gone);
+    EXPECT_EQ(x->act(b, bolt, {a}).refusal, rt::Refusal::Gone);
+    EXPECT_EQ(x->apply(burn, 1'000'000, b, a, {}, {}).refusal, rt::Refusal::Gone);
+    EXPECT_EQ(x->deal(5'000'000, a, 0).refusal, rt::Refusal::Gone);
+    EXPECT_EQ(x->link(b, side, a).refusal, rt::Refusal::Gone);
+    EXPECT_EQ(x->destroy(a).refusal, rt::Refusal::Gone);
+    EXPECT_EQ(x->value(d, health), 50'000'000);
+    std::vector<rt::Handle> living = x->living();
+    EXPECT_EQ(living, (std::vector<rt::Handle>{red, blue, d, b, c}));
+  }
+  EXPECT_EQ(back->journalText(), w.journalText());
+  EXPECT_EQ(back->saveBytes(), w.saveBytes());
+}
+
 // An order naming what its pack lacks (an id past a table's end) is refused
 // and changes nothing; it is never read past the table (docs/readings.md 134).
 TEST_F(HostApi, AnOrderNamingWhatThePackLacksIsRefused) {

@@ -292,10 +292,10 @@ private:
   }
 
   // Where turns are counted, a play's clock is its rounds: in each, every
-  // actor living as it begins takes its turn in the order they were made,
-  // its turn event raised of it as the game would; one destroyed before its
-  // turn comes takes none. The world's time doesn't move (docs/readings.md
-  // 132).
+  // actor living as it begins takes its turn in the world's order (their
+  // slots'), its turn event raised of it as the game would; one destroyed
+  // before its turn comes takes none. The world's time doesn't move
+  // (docs/readings.md 132, 157).
   void advanceTurns(NodeId n) {
     bool to = tree_.slot(n, "rounds") != nullptr;
     int64_t count = wholeTurns(n, to ? "rounds" : "turns");

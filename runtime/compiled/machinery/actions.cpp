@@ -189,16 +189,28 @@ Refusal World::raiseOn(Frame *f, Id event, Handle of, Handle by, pack::TagSet ta
 
 Handle World::makeActor(Id archetype, Handle creator, const LedgerLink *links, uint32_t linkCount,
                         uint32_t chain) {
-  uint32_t i = actors_.size();
-  actors_.add(actorWidth());
+  // The lowest slot a destroyed actor left, else a new one (reading 157):
+  // its row starts as a new one's would.
+  uint32_t i = takeFreeSlot();
+  uint32_t gen = 1;
+  if (i != kNone) {
+    forgetSlot(i);
+    gen = row(i).gen + 1;
+    std::memset(actors_.at(i, actorWidth()), 0, actorWidth());
+  } else {
+    i = actors_.size();
+    actors_.add(actorWidth());
+    if (countingRefs_)
+      actorRefs_.push(0);
+  }
   ActorHead &a = row(i);
-  a.gen = 1;
+  a.gen = gen;
   a.archetype = archetype;
   a.live = 1;
   a.madeAt = now_;
   a.epoch = 1;
   a.tagsEpoch = 1;
-  Handle h = handle(i, 1);
+  Handle h = handle(i, gen);
   shapeMoved(h);
   if (covering_)
     ++coverage_[LEDGER_COVER_MADE][archetype];
@@ -222,6 +234,8 @@ Handle World::makeActor(Id archetype, Handle creator, const LedgerLink *links, u
     if (v.link != kNoId)
       linkSlot(i, v.link) = runBody(v.body, f);
   }
+  for (Id l = 0; l < shape().linkCount; ++l)
+    refer(linkSlot(i, l));
   for (uint32_t p = 0; p < arch.poolCount; ++p)
     poolSlot(i, lp_idLists[arch.poolsBegin + p]).has = 1;
   ++epoch_;
@@ -295,8 +309,17 @@ Refusal World::destroyActor(Handle h, uint32_t chain) {
   if (Refusal r = raiseOf<Id(BuiltinEvent::Destroy)>(ei); r != Refusal::None)
     return r;
   touch(h);
-  // Destroyed from then: what it held is removed, and hears it.
+  // Destroyed from then: what it held is removed, and hears it. Its links
+  // hold no one from here; its slot is free once nothing refers to it
+  // (reading 157).
   actor(h)->live = 0;
+  if (countingRefs_)
+    for (Id l = 0; l < shape().linkCount; ++l)
+      unrefer(linkSlot(indexOf(h), l));
+  else
+    countRefs();
+  if (actorRefs_[indexOf(h)] == 0)
+    releasing_.push(indexOf(h));
   ++epoch_;
   shapeMoved(h);
   uint32_t at = scratchIds_.size();
@@ -307,6 +330,154 @@ Refusal World::destroyActor(Handle h, uint32_t chain) {
     endInstance(scratchIds_[at + k], Id(BuiltinTag::EndGone), chain);
   scratchIds_.truncate(at);
   return Refusal::None;
+}
+
+// ---- actor slots ---------------------------------------------------------------------
+
+// From the first destroy on, what refers to each actor is counted: the
+// world as it stands, counted whole once.
+void World::countRefs() {
+  countingRefs_ = true;
+  actorRefs_.clear();
+  actorRefs_.resize(actors_.size(), 0);
+  for (uint32_t i = 0; i < insts_.size(); ++i)
+    if (inst(i).live)
+      referInstance(i);
+  for (uint32_t ai = 0; ai < actors_.size(); ++ai)
+    if (row(ai).live)
+      for (Id l = 0; l < shape().linkCount; ++l)
+        refer(linkSlot(ai, l));
+  for (Handle g : globals_)
+    refer(g);
+}
+
+// A live instance refers to its source and credit, and to whom its actor
+// vars name. Its holder needs no count: destroying the holder ends what it
+// holds in the same moment, before its slot is let go.
+void World::referInstance(uint32_t i) {
+  const InstHead &in = inst(i);
+  if (in.source != in.holder)
+    refer(in.source);
+  if (in.credit != in.holder && in.credit != in.source)
+    refer(in.credit);
+  if (!anyActorVars_)
+    return;
+  varRefs_.resize(insts_.size() * shape().instanceSlots, 0);
+  const pack::Effect &ef = lp_effects[in.effect];
+  for (uint32_t v = 0; v < ef.varCount; ++v)
+    if (lp_vars[ef.varsBegin + v].kind == pack::VarKind::Actor) {
+      varRef(i, v) = varsOf(i)[v];
+      refer(varRef(i, v));
+    }
+}
+
+void World::unreferInstance(uint32_t i) {
+  const InstHead &in = inst(i);
+  if (in.source != in.holder)
+    unrefer(in.source);
+  if (in.credit != in.holder && in.credit != in.source)
+    unrefer(in.credit);
+  if (!anyActorVars_)
+    return;
+  const pack::Effect &ef = lp_effects[in.effect];
+  for (uint32_t v = 0; v < ef.varCount; ++v)
+    if (lp_vars[ef.varsBegin + v].kind == pack::VarKind::Actor)
+      unrefer(varRef(i, v));
+}
+
+// Steps set an instance's actor var: it refers to whom it names now.
+void World::recountVars(uint32_t i) {
+  const pack::Effect &ef = lp_effects[inst(i).effect];
+  for (uint32_t v = 0; v < ef.varCount; ++v) {
+    Handle now = varsOf(i)[v];
+    if (lp_vars[ef.varsBegin + v].kind == pack::VarKind::Actor && varRef(i, v) != now) {
+      refer(now);
+      unrefer(varRef(i, v));
+      varRef(i, v) = now;
+    }
+  }
+}
+
+// As the moment ends: the slots it left destroyed with nothing referring to
+// them are free for a make.
+void World::releaseSlots() {
+  slotListed_.resize(actors_.size(), 0);
+  for (uint32_t ai : releasing_)
+    if (!row(ai).live && actorRefs_[ai] == 0 && !slotListed_[ai]) {
+      slotListed_[ai] = 1;
+      freeSlots_.push(ai);
+      std::push_heap(freeSlots_.begin(), freeSlots_.end(), [](uint32_t x, uint32_t y) { return x > y; });
+    }
+  releasing_.clear();
+}
+
+// The lowest free slot, kNone where there is none; one referred to again
+// since it was freed waits until nothing does.
+uint32_t World::takeFreeSlot() {
+  while (!freeSlots_.empty()) {
+    std::pop_heap(freeSlots_.begin(), freeSlots_.end(), [](uint32_t x, uint32_t y) { return x > y; });
+    uint32_t ai = freeSlots_.back();
+    freeSlots_.pop();
+    slotListed_[ai] = 0;
+    if (!row(ai).live && actorRefs_[ai] == 0)
+      return ai;
+  }
+  return kNone;
+}
+
+// What named a slot's last actor by its index, let go as another takes the
+// slot: its place among the autos, its autos' ticks.
+void World::forgetSlot(uint32_t ai) {
+  auto drop = [&](Vec<uint32_t> &list) {
+    uint32_t kept = 0;
+    for (uint32_t x : list)
+      if (x != ai)
+        list[kept++] = x;
+    list.truncate(kept);
+  };
+  drop(autoAwake_);
+  drop(clauseWaiters_);
+  drop(autoPass_);
+  std::make_heap(autoPass_.begin(), autoPass_.end(),
+                 [&](uint32_t x, uint32_t y) { return row(x).autoRank > row(y).autoRank; });
+  // Those after it in the order they came to hold autos move up one: the
+  // order among them stands.
+  Handle was = actorHandle(ai);
+  for (uint32_t rank = 0; rank < autoActors_.size(); ++rank) {
+    if (autoActors_[rank] != was)
+      continue;
+    autoActors_.eraseAt(rank);
+    for (uint32_t p = rank; p < autoActors_.size(); ++p)
+      if (actor(autoActors_[p]))
+        row(indexOf(autoActors_[p])).autoRank = p;
+    if (passRank_ != kNone && passRank_ > rank)
+      --passRank_;
+    break;
+  }
+  uint64_t *from = std::lower_bound(autoFired_.begin(), autoFired_.end(), uint64_t(ai) << 32);
+  uint64_t *to = std::lower_bound(from, autoFired_.end(), uint64_t(ai + 1) << 32);
+  uint32_t at = uint32_t(from - autoFired_.begin()), n = uint32_t(to - from);
+  for (uint32_t k = at; k + n < autoFired_.size(); ++k) {
+    autoFired_[k] = autoFired_[k + n];
+    autoFiredAt_[k] = autoFiredAt_[k + n];
+  }
+  autoFired_.truncate(autoFired_.size() - n);
+  autoFiredAt_.truncate(autoFiredAt_.size() - n);
+}
+
+// A save holds no counts: they are counted again, and the slots free then
+// are free again, where any actor was destroyed.
+void World::listSlotsFromSave() {
+  bool anyDestroyed = false;
+  for (uint32_t ai = 0; ai < actors_.size(); ++ai)
+    anyDestroyed |= !row(ai).live;
+  if (!anyDestroyed)
+    return;
+  countRefs();
+  for (uint32_t ai = 0; ai < actors_.size(); ++ai)
+    if (!row(ai).live && actorRefs_[ai] == 0)
+      releasing_.push(ai);
+  releaseSlots();
 }
 
 bool World::granted(Handle a, Id ability, Handle *grant, Id usingEffect) {
@@ -568,6 +739,8 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
         int64_t &var = varsOf(i)[v];
         var = a.b == 0 ? args[1] : a.b == 1 ? add(var, args[1], fault) : sub(var, args[1], fault);
       }
+    if (countingRefs_ && anyActorVars_)
+      recountVars(i);
     if (fault != NumberFault::None)
       apiFault(uint32_t(fault));
     break;

@@ -150,6 +150,8 @@ uint32_t World::newInstance(Event &e, uint32_t eventIndex) {
     int64_t interval = runBody(rule.intervalBody, g);
     everyDueOf(i)[every++] = interval > 0 ? inst(i).appliedAt + interval : -1;
   }
+  if (countingRefs_)
+    referInstance(i);
   schedule(i);
   return i;
 }
@@ -475,6 +477,8 @@ void World::comeOff(uint32_t i, uint32_t r, Id endTag) {
   if (!inst(i).live)
     return;
   inst(i).live = 0;
+  if (countingRefs_)
+    unreferInstance(i);
   countFor(inst(i), -1);
   letGo(indexOf(holder), i);
   ++inst(i).timerVersion;

@@ -159,6 +159,9 @@ void World::endMoment() {
     for (uint32_t ai : touched_)
       row(ai).touched = 0;
     touched_.clear();
+    // Nothing of the moment names them any more (reading 157).
+    if (!releasing_.empty())
+      releaseSlots();
   }
   --momentDepth_;
   if (momentDepth_ == 0)

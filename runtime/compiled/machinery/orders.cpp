@@ -487,11 +487,11 @@ Outcome World::link(Handle a, Id l, Handle to) {
     return refused(Refusal::Gone);
   beginMoment();
   if (lp_links[l].global) {
-    globals_[l] = to;
+    setLink(globals_[l], to, true);
     ++epoch_;
   } else {
     touch(a);
-    linkSlot(indexOf(a), l) = to;
+    setLink(linkSlot(indexOf(a), l), to, true);
   }
   shapeMoved(lp_links[l].global ? 0 : a);
   endMoment();

@@ -250,7 +250,7 @@ bool World::searchFinds(const pack::Query &q, bool fallenAsked, uint32_t ai) {
   return true;
 }
 
-// A query's actors (in the order they were made) or a held(...)'s
+// A query's actors (in slot order) or a held(...)'s
 // instances, onto out.
 void World::query(Frame &f, const pack::Query &q, const int64_t *args, Vec<int64_t> &out) {
   uint32_t from0 = out.size();

@@ -162,12 +162,14 @@ bool World::holdsTogether(const Vec<Timer> &timers, const char **why) {
   uint32_t actors = actors_.size(), insts = insts_.size();
   if (journalMode_ > 2)
     return bad("a journal kept in no way the world has");
+  // A handle to an actor whose slot has gone to another since (a destroyed
+  // actor's link, a crossing's timer) names no one, as reading 157 says.
   auto handleFits = [&](Handle h) {
-    return h == 0 || (indexOf(h) < actors && row(indexOf(h)).gen == genOf(h));
+    return h == 0 || (indexOf(h) < actors && genOf(h) != 0 && genOf(h) <= row(indexOf(h)).gen);
   };
   for (uint32_t ai = 0; ai < actors; ++ai) {
     const ActorHead &a = row(ai);
-    if (a.gen != 1 || (a.archetype != kNoId && a.archetype >= shape().archetypeCount) ||
+    if (a.gen == 0 || (a.archetype != kNoId && a.archetype >= shape().archetypeCount) ||
         a.live > 1 || a.fallen > 1 || a.touched || a.madeAt > now_)
       return bad("an actor of nothing the world has");
     for (Id l = 0; l < shape().linkCount; ++l)
@@ -236,6 +238,7 @@ void World::afterLoad() {
     row(indexOf(a)).autoState = kAutoAwake;
     autoAwake_.push(indexOf(a));
   }
+  listSlotsFromSave();
 }
 
 } // namespace ledger::cw

@@ -29,9 +29,9 @@ struct Timer {
 
 // Whether a is due after b: by the tick it fires on, then what runs first
 // within a tick (a time expires after anything else due then), then its
-// exact time, then the order instances went on (crossings first, by actor),
-// then one instance's every rules or one actor's pools as written (reading
-// 153).
+// exact time, then the order instances went on (crossings first, by their
+// actors' slots, reading 157), then one instance's every rules or one
+// actor's pools as written (reading 153).
 inline bool timerLater(const Timer &a, const Timer &b) {
   if (a.at != b.at)
     return a.at > b.at;
@@ -41,8 +41,8 @@ inline bool timerLater(const Timer &a, const Timer &b) {
     return a.due > b.due;
   if (a.seq != b.seq)
     return a.seq > b.seq;
-  if (a.instance != b.instance)
-    return a.instance > b.instance;
+  if (uint32_t(a.instance) != uint32_t(b.instance))
+    return uint32_t(a.instance) > uint32_t(b.instance);
   return a.rule > b.rule;
 }
 
@@ -239,19 +239,19 @@ private:
       run_[k] = merged_[k];
   }
 
-  // Crossings into order: by their exact time, then their actor, then
-  // their pool. They come in the order their actors were touched, not made,
-  // so where their times agree (most do, every one due on the tick) they
-  // are sorted by actor in passes over the bytes their actors' handles
-  // differ in, each pass keeping the order the last left.
+  // Crossings into order: by their exact time, then their actor's slot,
+  // then their pool. They come in the order their actors were touched, not
+  // made, so where their times agree (most do, every one due on the tick)
+  // they are sorted by slot in passes over the bytes their slots differ
+  // in, each pass keeping the order the last left.
   void sortCrossings(uint32_t from, uint32_t to) {
     uint32_t n = to - from;
     bool sameTime = true;
     uint64_t any = 0, all = ~uint64_t(0);
     for (uint32_t i = from; i < to; ++i) {
       sameTime &= run_[i].due == run_[from].due;
-      any |= uint64_t(run_[i].instance);
-      all &= uint64_t(run_[i].instance);
+      any |= uint32_t(run_[i].instance);
+      all &= uint32_t(run_[i].instance);
     }
     if (n < 32 || !sameTime) {
       sortRange(from, to);

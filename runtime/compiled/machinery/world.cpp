@@ -11,6 +11,9 @@ World::World(uint64_t seed) : seed_(seed) {
   tickTime_ = shape().unitsPerTick * kOne;
   globals_.resize(shape().linkCount, 0);
   scratchVars_.resize(shape().instanceSlots, 0);
+  for (Id e = 0; e < shape().effectCount; ++e)
+    for (uint32_t v = 0; v < lp_effects[e].varCount; ++v)
+      anyActorVars_ |= lp_vars[lp_effects[e].varsBegin + v].kind == pack::VarKind::Actor;
 }
 
 Handle World::make(Id archetype, const LedgerLink *links, uint32_t count) {
@@ -216,6 +219,9 @@ int32_t World::runSteps(Id body, Frame &f) {
   else if (f.propsEvent >= 0 && ev(uint32_t(f.propsEvent)).ability != kNoId)
     rulesName_ = lp_abilities[ev(uint32_t(f.propsEvent)).ability].name;
   int32_t r = reinterpret_cast<LedgerStepsFn>(lp_bodies[body])(&f.c);
+  // An actor var the steps set refers to whom it names from here.
+  if (countingRefs_ && anyActorVars_ && f.instance && instance(f.instance))
+    recountVars(indexOf(f.instance));
   rulesName_ = ruleName;
   f.c.locals = saved;
   localTop_ = top;

@@ -508,6 +508,37 @@ private:
   Handle makeActor(Id archetype, Handle creator, const LedgerLink *links, uint32_t linkCount,
                    uint32_t chain);
   Refusal destroyActor(Handle a, uint32_t chain);
+  // A destroyed actor's slot goes to a later make once nothing in the world
+  // refers to it (docs/readings.md 157): a live instance it holds, applied
+  // or is credited with, or names in an actor var; a link of an actor in
+  // play, or a global one. Counted from the first destroy on; made again as
+  // a save is read.
+  void refer(Handle a) {
+    if (countingRefs_ && actor(a))
+      ++actorRefs_[indexOf(a)];
+  }
+  void unrefer(Handle a) {
+    if (countingRefs_ && actor(a) && --actorRefs_[indexOf(a)] == 0 && !row(indexOf(a)).live)
+      releasing_.push(indexOf(a));
+  }
+  // A link cell set: one of an actor in play, or a global one, holds whom it
+  // names; a destroyed actor's holds no one.
+  void setLink(Handle &cell, Handle to, bool holds) {
+    if (holds) {
+      refer(to);
+      unrefer(cell);
+    }
+    cell = to;
+  }
+  void countRefs();
+  void referInstance(uint32_t i);
+  void unreferInstance(uint32_t i);
+  void recountVars(uint32_t i);
+  Handle &varRef(uint32_t i, uint32_t v) { return varRefs_[i * shape().instanceSlots + v]; }
+  void releaseSlots();
+  uint32_t takeFreeSlot();
+  void forgetSlot(uint32_t ai);
+  void listSlotsFromSave();
   bool granted(Handle a, Id ability, Handle *grant, Id usingEffect);
   void takePortion(Event &e, uint32_t p);
   static void stacksFollowAmount(Event *e);
@@ -553,7 +584,7 @@ private:
   void fileSides();
   void refile(uint32_t ai);
   Handle sideOf(uint32_t ai) const;
-  // Walks, in the order they were made, the actors in play that a search of
+  // Walks, in slot order, the actors in play that a search of
   // `whom` from `from` takes by side alone.
   class SideWalk {
   public:
@@ -600,6 +631,19 @@ private:
   uint64_t journalCount_ = 0;
   uint64_t journalHash_ = 0xcbf29ce484222325ull;
   Rows actors_;
+  // By actor: what refers to it, while refs are counted (countingRefs_).
+  Vec<uint32_t> actorRefs_;
+  bool countingRefs_ = false;
+  bool anyActorVars_ = false; // the catalog has a var of kind actor
+  // By instance, beside its vars: the actor each actor var was counted as
+  // naming.
+  Vec<Handle> varRefs_;
+  // Slots a moment left destroyed and unreferred, let go as it ends; the
+  // free ones, a heap by index, so a make takes the lowest (a save read back
+  // finds the same); and whether each is in that heap.
+  Vec<uint32_t> releasing_;
+  Vec<uint32_t> freeSlots_;
+  Vec<uint8_t> slotListed_;
   Rows insts_;
   Vec<uint32_t> freeInsts_;
   TimerQueue timers_;

@@ -8,6 +8,7 @@ packages=(
   clang-19 lld-19 llvm-19-dev llvm-19-tools liblld-19-dev libclang-19-dev
   libclang-rt-19-dev
   libfmt-dev libgtest-dev libgmock-dev
+  libjemalloc-dev
   python3
   valgrind
 )

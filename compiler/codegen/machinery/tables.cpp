@@ -327,7 +327,12 @@ void emitCatalogConstants(Module &m, const pack::Tables &t, const std::vector<Fu
   c.array("lp_driftingPools", ix.driftingPools);
   c.one("lp_driftingPoolCount", uint32_t(ix.driftingPools.size()));
   c.array("lp_checkReadsTime", ix.checkReadsTime);
+  // What an auto refused by a requirement or a price waits on (reading
+  // 139), as the reference engine's index works it out.
+  c.array("lp_requirementsWait", ix.requirementsWait);
   c.array("lp_costsWait", ix.costsWait);
+  c.array("lp_waitLinksBegin", ix.waitLinksBegin);
+  c.array("lp_waitLinks", ix.waitLinks);
 
   // The landing of a change on each pool.
   LLVMContext &ctx = m.getContext();

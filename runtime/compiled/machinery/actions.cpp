@@ -436,7 +436,7 @@ void World::forgetSlot(uint32_t ai) {
     list.truncate(kept);
   };
   drop(autoAwake_);
-  drop(clauseWaiters_);
+  forgetAutoWaits(ai);
   drop(autoPass_);
   std::make_heap(autoPass_.begin(), autoPass_.end(),
                  [&](uint32_t x, uint32_t y) { return row(x).autoRank > row(y).autoRank; });

@@ -2,9 +2,13 @@
 // itself where it would be done, at the first target it accepts, at most
 // once a tick (docs/readings.md 35). One refused by what reads only its
 // holder sleeps until its holder changes; one whose clause took no actor in
-// play until who is in play moves; one refused for what time alone changes
-// is tried again when it can have (reading 138). One refused for anything
-// else stays awake: trying it again as each moment ends answers the same.
+// play until who is in play moves so that it may take one; one refused by
+// a requirement or a price reading only its holder, the actors its clause
+// takes and those its holder's links name, until one of those changes,
+// looking then at the actors that changed alone (reading 139); one refused
+// for what time alone changes is tried again when it can have (reading
+// 138). One refused for anything else stays awake: trying it again as each
+// moment ends answers the same.
 #include "world.h"
 
 #include <algorithm>
@@ -14,7 +18,7 @@ namespace ledger::cw {
 void World::runAutos() {
   if (inAutos_)
     return;
-  wakeClauseWaiters();
+  wakeWaiters();
   if (autoAwake_.empty())
     return;
   inAutos_ = true;
@@ -38,11 +42,16 @@ void World::runAutos() {
         continue;
       }
       Handle a = actorHandle(ai);
-      bool sleeps = true, waits = false;
+      // Asleep until its holder changes: every auto it holds refused by
+      // what reads it alone (its grant, its cooldown), or by what reads the
+      // actors its clause takes too, one of whom changing wakes it as well.
+      bool sleeps = true, waits = false, onValues = false;
       auto tried = [&](AutoTry result) {
         fired |= result == AutoTry::Fired;
-        sleeps &= result == AutoTry::RefusedByHolder || result == AutoTry::RefusedByClause;
-        waits |= result == AutoTry::RefusedByClause;
+        sleeps &= result == AutoTry::RefusedByHolder || result == AutoTry::RefusedByClause ||
+                  result == AutoTry::RefusedWaiting;
+        waits |= result == AutoTry::RefusedByClause || result == AutoTry::RefusedWaiting;
+        onValues |= result == AutoTry::RefusedWaiting;
       };
       if (!row(ai).fallen) {
         const pack::Archetype &arch = lp_archetypes[row(ai).archetype];
@@ -63,16 +72,23 @@ void World::runAutos() {
         }
         scratchIds_.truncate(at);
       }
+      // Waiting, it looks at the actors that move from here; else it looks
+      // at every actor when next tried.
+      clearHints(ai);
+      autoScanAll_[ai] = !(alive(a) && sleeps && waits);
       if (!alive(a)) {
         row(ai).autoState = kNotAuto;
       } else if (sleeps) {
         row(ai).autoState = kAutoAsleep;
-        if (waits)
-          clauseWaiters_.push(ai);
+        uint8_t list = onValues ? 2 : 1;
+        if (waits && !(autoListed_[ai] & list)) {
+          (onValues ? valueWaiters_ : clauseWaiters_).push(ai);
+          autoListed_[ai] |= list;
+        }
       } else {
         autoAwake_.push(ai);
       }
-      wakeClauseWaiters();
+      wakeWaiters();
     }
     passRank_ = kNone;
   }
@@ -85,16 +101,34 @@ void World::addAutoActor(Handle a) {
   uint32_t ai = indexOf(a);
   if (row(ai).autoState != kNotAuto)
     return;
+  if (ai >= autoScanAll_.size()) {
+    autoScanAll_.resize(actors_.size(), 1);
+    autoListed_.resize(actors_.size(), 0);
+    autoHintFirst_.resize(actors_.size(), 0);
+  }
   row(ai).autoRank = autoActors_.size();
   autoActors_.push(a);
   row(ai).autoState = kAutoAsleep;
-  wakeAutos(a);
+  wakeHolder(ai);
 }
 
-// An auto actor changing wakes its autos: what refused them may have moved.
+// An actor changing (touched): its own autos wake, what refused them may
+// have moved; an auto waiting on the values of the actors its clause takes,
+// or of those its holder's links name, looks at it as the moment ends.
 void World::wakeAutos(Handle a) {
   uint32_t ai = indexOf(a);
-  if (ai < actors_.size() && row(ai).autoState == kAutoAsleep)
+  if (ai < actors_.size())
+    wakeHolder(ai);
+  if (!valueWaiters_.empty() && (valueMovedAt_.empty() || valueMovedAt_.back() != a))
+    valueMovedAt_.push(a);
+}
+
+// An auto actor's holder changed: it looks at every actor when next tried.
+void World::wakeHolder(uint32_t ai) {
+  if (row(ai).autoState == kNotAuto)
+    return;
+  autoScanAll_[ai] = 1;
+  if (row(ai).autoState == kAutoAsleep)
     wakeAsleep(ai);
 }
 
@@ -112,12 +146,13 @@ void World::wakeAsleep(uint32_t ai) {
 }
 
 // Who is in play, their sides or tags moved at `a` (0: anyone's): a count
-// reads afresh, an auto waiting for a target looks again, the side files
+// reads afresh, an auto waiting on a target looks at it, the side files
 // file it again.
 void World::shapeMoved(Handle a) {
   ++shapeEpoch_;
-  if (!clauseWaiters_.empty())
-    shapeMovedSince_ = true;
+  if ((!clauseWaiters_.empty() || !valueWaiters_.empty()) &&
+      (shapeMovedAt_.empty() || shapeMovedAt_.back() != a))
+    shapeMovedAt_.push(a);
   if (sidesKept_) {
     if (a == 0)
       sidesAllStale_ = true;
@@ -126,14 +161,170 @@ void World::shapeMoved(Handle a) {
   }
 }
 
-void World::wakeClauseWaiters() {
-  if (!shapeMovedSince_)
-    return;
-  shapeMovedSince_ = false;
-  for (uint32_t ai : clauseWaiters_)
-    if (row(ai).autoState == kAutoAsleep && row(ai).live)
+// Actors moved: the autos waiting on one their clause takes wake, those
+// waiting for one to come on who is in play moving, those waiting on their
+// values on any change to them.
+void World::wakeWaiters() {
+  if (!shapeMovedAt_.empty())
+    wakeWaitersOf(clauseWaiters_, 1);
+  if (!shapeMovedAt_.empty() || !valueMovedAt_.empty())
+    wakeWaitersOf(valueWaiters_, 2);
+  shapeMovedAt_.clear();
+  valueMovedAt_.clear();
+}
+
+// Each waiter still asleep looks at the actors that moved: its holder, or
+// (waiting on values) an actor its holder's links name, or anyone's moving
+// wakes it to look at every actor; one its clauses take wakes it to look at
+// those alone; none leaves it waiting.
+void World::wakeWaitersOf(Vec<uint32_t> &waiters, uint8_t listed) {
+  bool anyone = false;
+  for (Handle m : shapeMovedAt_)
+    anyone |= m == 0;
+  uint32_t kept = 0;
+  for (uint32_t w = 0; w < waiters.size(); ++w) {
+    uint32_t ai = waiters[w];
+    autoListed_[ai] &= uint8_t(~listed);
+    if (row(ai).autoState != kAutoAsleep || !row(ai).live || autoScanAll_[ai])
+      continue; // woken otherwise, or gone, or no longer waiting
+    Handle sleeper = actorHandle(ai);
+    bool all = anyone, hinted = false;
+    for (const Vec<Handle> *moved : {&shapeMovedAt_, &valueMovedAt_}) {
+      if (moved == &valueMovedAt_ && listed != 2)
+        break;
+      for (uint32_t m = 0; m < moved->size() && !all; ++m) {
+        Handle h = (*moved)[m];
+        all = h == sleeper || (listed == 2 && readsThroughLink(sleeper, h));
+        if (!all && mayTake(sleeper, h)) {
+          addHint(ai, h);
+          hinted = true;
+        }
+      }
+    }
+    if (all)
+      autoScanAll_[ai] = 1;
+    if (all || hinted) {
       wakeAsleep(ai);
+    } else {
+      waiters[kept++] = ai;
+      autoListed_[ai] |= listed;
+    }
+  }
+  waiters.truncate(kept);
+}
+
+// Whether any auto grant the sleeper holds, its archetype's or an effect's,
+// answers yes.
+template <typename Ask> bool World::anyAuto(Handle sleeper, Ask ask) {
+  uint32_t ai = indexOf(sleeper);
+  const pack::Archetype &arch = lp_archetypes[row(ai).archetype];
+  for (uint32_t g = 0; g < arch.autoCount; ++g)
+    if (ask(lp_autos[arch.autosBegin + g]))
+      return true;
+  for (uint32_t h = row(ai).firstHeld; h; h = inst(h - 1).nextHeld) {
+    const pack::Effect &ef = lp_effects[inst(h - 1).effect];
+    for (uint32_t g = 0; g < ef.autoCount; ++g)
+      if (ask(lp_autos[ef.autosBegin + g]))
+        return true;
+  }
+  return false;
+}
+
+// Whether a target clause of one of the sleeper's autos takes the actor
+// that moved: only then can the sleeper find a target it didn't.
+bool World::mayTake(Handle sleeper, Handle moved) {
+  if (!alive(moved) || actor(moved)->fallen)
+    return false;
+  return anyAuto(sleeper, [&](const pack::AutoGrant &grant) {
+    const pack::Ability &ab = lp_abilities[grant.ability];
+    return ab.target == pack::TargetKind::One && clauseMiss(sleeper, ab, moved) == ClauseMiss::None;
+  });
+}
+
+// Whether a requirement or a price of one of the sleeper's autos reads the
+// actor that moved through a link of the sleeper's or a global link: every
+// actor it refused may be taken now.
+bool World::readsThroughLink(Handle sleeper, Handle moved) {
+  return anyAuto(sleeper, [&](const pack::AutoGrant &grant) {
+    for (uint32_t k = lp_waitLinksBegin[grant.ability]; k < lp_waitLinksBegin[grant.ability + 1];
+         ++k)
+      if (linkOf(sleeper, lp_waitLinks[k]) == moved)
+        return true;
+    return false;
+  });
+}
+
+// A hint for a waiter: an actor it may take moved. Its order is no matter:
+// the try takes them by actor number.
+void World::addHint(uint32_t ai, Handle moved) {
+  uint32_t k = freeHints_;
+  if (k) {
+    freeHints_ = autoHints_[k - 1].next;
+  } else {
+    autoHints_.push({0, 0});
+    k = autoHints_.size();
+  }
+  autoHints_[k - 1] = {moved, autoHintFirst_[ai]};
+  autoHintFirst_[ai] = k;
+}
+
+void World::clearHints(uint32_t ai) {
+  uint32_t k = autoHintFirst_[ai];
+  if (!k)
+    return;
+  uint32_t last = k;
+  while (autoHints_[last - 1].next)
+    last = autoHints_[last - 1].next;
+  autoHints_[last - 1].next = freeHints_;
+  freeHints_ = k;
+  autoHintFirst_[ai] = 0;
+}
+
+// A slot taken by another actor: what its last actor's autos waited on is
+// let go.
+void World::forgetAutoWaits(uint32_t ai) {
+  if (ai >= autoScanAll_.size())
+    return;
+  auto drop = [&](Vec<uint32_t> &list) {
+    uint32_t kept = 0;
+    for (uint32_t x : list)
+      if (x != ai)
+        list[kept++] = x;
+    list.truncate(kept);
+  };
+  drop(clauseWaiters_);
+  drop(valueWaiters_);
+  clearHints(ai);
+  autoScanAll_[ai] = 1;
+  autoListed_[ai] = 0;
+}
+
+// A restored world's auto actors, all awake, each looking at every actor:
+// those that would be refused sleep again as the next moment ends.
+void World::listAutosFromSave() {
+  for (uint32_t ai = 0; ai < actors_.size(); ++ai)
+    row(ai).autoState = kNotAuto;
+  autoScanAll_.clear();
+  autoScanAll_.resize(actors_.size(), 1);
+  autoListed_.clear();
+  autoListed_.resize(actors_.size(), 0);
+  autoHintFirst_.clear();
+  autoHintFirst_.resize(actors_.size(), 0);
+  autoHints_.clear();
+  freeHints_ = 0;
   clauseWaiters_.clear();
+  valueWaiters_.clear();
+  shapeMovedAt_.clear();
+  valueMovedAt_.clear();
+  autoAwake_.clear();
+  for (uint32_t k = 0; k < autoActors_.size(); ++k) {
+    Handle a = autoActors_[k];
+    if (!alive(a))
+      continue;
+    row(indexOf(a)).autoRank = k;
+    row(indexOf(a)).autoState = kAutoAwake;
+    autoAwake_.push(indexOf(a));
+  }
 }
 
 World::AutoTry World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle grantedBy) {
@@ -148,9 +339,10 @@ World::AutoTry World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle gra
   pack::Subject whom = ab.side == pack::Side::Enemy  ? pack::Subject::Enemies
                        : ab.side == pack::Side::Ally ? pack::Subject::Allies
                                                      : pack::Subject::Actors;
-  // Every try refused by what only its clause reads: it waits for who is in
-  // play to move.
-  bool waits = true;
+  // Every try refused by what only its holder or the actor tried moves: it
+  // waits for one of them to (or, its clause taking none, for who is in
+  // play to).
+  bool waits = true, onValues = false, onLinks = false;
   Handle target = 0;
   auto accepts = [&](Handle t) {
     if (targeted && clauseMiss(a, ab, t) != ClauseMiss::None)
@@ -161,12 +353,33 @@ World::AutoTry World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle gra
       target = t;
       return true;
     }
-    waits = false;
+    waits &= waitsOnCasterAndTarget(grant.ability, checked);
+    onValues = true;
+    onLinks |= (checked.refusal == Refusal::Requirement ||
+                checked.refusal == Refusal::CannotAfford) &&
+               lp_waitLinksBegin[grant.ability] < lp_waitLinksBegin[grant.ability + 1];
     wakeAutosBy(grant, checked);
     return false;
   };
   bool accepted = false;
-  if (targeted) {
+  uint32_t ai = indexOf(a);
+  if (targeted && !autoScanAll_[ai]) {
+    // Woken only by actors its clause takes moving, it tries those alone, by
+    // actor number: every other was refused and hasn't moved since.
+    uint32_t at = scratchHandles_.size();
+    for (uint32_t k = autoHintFirst_[ai]; k; k = autoHints_[k - 1].next) {
+      Handle h = autoHints_[k - 1].actor;
+      if (alive(h) && !actor(h)->fallen)
+        scratchHandles_.push(h);
+    }
+    std::sort(scratchHandles_.begin() + at, scratchHandles_.end(),
+              [](Handle x, Handle y) { return indexOf(x) < indexOf(y); });
+    uint32_t n = uint32_t(std::unique(scratchHandles_.begin() + at, scratchHandles_.end()) -
+                          (scratchHandles_.begin() + at));
+    for (uint32_t k = 0; k < n && !accepted; ++k)
+      accepted = accepts(scratchHandles_[at + k]);
+    scratchHandles_.truncate(at);
+  } else if (targeted) {
     SideWalk walk(*this, whom, a);
     for (uint32_t i = walk.next(); i != kNone && !accepted; i = walk.next())
       accepted = accepts(actorHandle(i));
@@ -198,7 +411,24 @@ World::AutoTry World::tryAuto(Handle a, const pack::AutoGrant &grant, Handle gra
   }
   if (!waits)
     return AutoTry::Refused;
-  return targeted ? AutoTry::RefusedByClause : AutoTry::RefusedByHolder;
+  if (!targeted) // what refused it reads its holder alone, or an actor its links name
+    return onLinks ? AutoTry::RefusedWaiting : AutoTry::RefusedByHolder;
+  return onValues ? AutoTry::RefusedWaiting : AutoTry::RefusedByClause;
+}
+
+// Whether a refusal past the target clause reads only the caster, the
+// actor tried and the actors the caster's links name: a requirement reading
+// their own values, effects and tags; a price so read, on the caster's pool
+// or the one its link names, not drifting, no rule pricing it.
+bool World::waitsOnCasterAndTarget(Id ability, const Outcome &refusal) const {
+  switch (refusal.refusal) {
+  case Refusal::Requirement:
+    return lp_requirementsWait[ability];
+  case Refusal::CannotAfford:
+    return lp_costsWait[ability] && !lp_values[refusal.pool].drifts() && !shape().costHeard;
+  default:
+    return false;
+  }
 }
 
 // What time alone may change of an auto's refusal: a price its payer's

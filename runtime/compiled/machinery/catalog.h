@@ -70,7 +70,15 @@ extern const uint32_t lp_granters[];      // the effects granting each ability, 
 extern const uint32_t lp_driftingPools[]; // the pools with a regen or a refill
 extern const uint32_t lp_driftingPoolCount;
 extern const uint8_t lp_checkReadsTime[]; // by ability
-extern const uint8_t lp_costsWait[];      // by ability
+// By ability: an auto its requirements refused, or its prices (paid on a
+// pool that doesn't drift, priced by no rule), waits for its holder, the
+// actors its clause takes or those its links name to change (reading 139);
+// the links its requirements and prices read or pay through, each once
+// (lp_waitLinksBegin[a] .. [a + 1] into lp_waitLinks).
+extern const uint8_t lp_requirementsWait[];
+extern const uint8_t lp_costsWait[];
+extern const uint32_t lp_waitLinksBegin[];
+extern const uint32_t lp_waitLinks[];
 }
 
 namespace ledger::cw {

@@ -228,16 +228,7 @@ bool World::holdsTogether(const Vec<Timer> &timers, const char **why) {
 // What a save doesn't hold, made again: every auto actor starts awake, the
 // side files are filed afresh as first asked.
 void World::afterLoad() {
-  for (uint32_t ai = 0; ai < actors_.size(); ++ai)
-    row(ai).autoState = kNotAuto;
-  for (uint32_t k = 0; k < autoActors_.size(); ++k) {
-    Handle a = autoActors_[k];
-    if (!alive(a))
-      continue;
-    row(indexOf(a)).autoRank = k;
-    row(indexOf(a)).autoState = kAutoAwake;
-    autoAwake_.push(indexOf(a));
-  }
+  listAutosFromSave();
   listSlotsFromSave();
 }
 

@@ -376,7 +376,7 @@ private:
   [[gnu::always_inline]] int64_t poolNowWithin(Handle a, Id pool, PoolBounds bounds);
   [[gnu::always_inline]] int64_t poolDrifted(Handle a, Id pool, PoolBounds bounds);
   [[gnu::always_inline]] int64_t drifted(Handle a, Id pool, int64_t amount, int64_t from,
-                                         int64_t to, PoolBounds bounds, NumberFault &fault);
+                                         int64_t to, PoolBounds bounds);
   [[gnu::always_inline]] int64_t regenPeriod(Handle a, Id pool);
   [[gnu::always_inline]] int64_t refillPeriod(Handle a, Id pool);
   int64_t poolClock(Handle a) const { return (now_ - actor(a)->madeAt) * tickTime_; }
@@ -567,14 +567,30 @@ private:
 
   // ---- autos (autos.cpp) ----
   enum : uint8_t { kNotAuto, kAutoAwake, kAutoAsleep };
-  enum class AutoTry : uint8_t { Fired, Refused, RefusedByHolder, RefusedByClause };
+  // RefusedByHolder: by what reads its holder alone. RefusedByClause: its
+  // clause took no actor in play. RefusedWaiting: by what reads its holder
+  // and the actors its clause takes (their values, effects, tags, sides),
+  // or the actors its holder's links name.
+  enum class AutoTry : uint8_t { Fired, Refused, RefusedByHolder, RefusedByClause, RefusedWaiting };
   void runAutos();
   AutoTry tryAuto(Handle a, const pack::AutoGrant &grant, Handle grantedBy);
   void addAutoActor(Handle a);
+  // An actor changing: its autos wake, looking at every actor again, and an
+  // auto waiting on the values of the actors its clause takes looks at it.
   void wakeAutos(Handle a);
+  void wakeHolder(uint32_t ai);
   void wakeAsleep(uint32_t ai);
   void shapeMoved(Handle a);
-  void wakeClauseWaiters();
+  void wakeWaiters();
+  void wakeWaitersOf(Vec<uint32_t> &waiters, uint8_t listed);
+  bool mayTake(Handle sleeper, Handle moved);
+  bool readsThroughLink(Handle sleeper, Handle moved);
+  template <typename Ask> bool anyAuto(Handle sleeper, Ask ask);
+  void addHint(uint32_t ai, Handle moved);
+  void clearHints(uint32_t ai);
+  void forgetAutoWaits(uint32_t ai);
+  void listAutosFromSave();
+  bool waitsOnCasterAndTarget(Id ability, const Outcome &refusal) const;
   void wakeAutosBy(const pack::AutoGrant &grant, const Outcome &refusal);
   void wakeAutosAt(int64_t at);
   void scheduleAutoWake();
@@ -708,8 +724,26 @@ private:
   Vec<uint32_t> autoAwake_;
   Vec<uint32_t> autoPass_;
   uint32_t passRank_ = kNone;
-  Vec<uint32_t> clauseWaiters_;
-  bool shapeMovedSince_ = false;
+  // By actor index, for the auto actors (addAutoActor sizes them; none is
+  // saved: a restored world's autos start awake): whether its next try
+  // looks at every actor (its holder changed, or it wasn't waiting), else
+  // at its hints alone, the actors its clauses take that moved while it
+  // waited (a chain in autoHints_, index + 1, 0 none); which waiter lists
+  // hold it (bits: clauseWaiters_ 1, valueWaiters_ 2).
+  Vec<uint8_t> autoScanAll_;
+  Vec<uint8_t> autoListed_;
+  Vec<uint32_t> autoHintFirst_;
+  struct AutoHint {
+    Handle actor;
+    uint32_t next; // index + 1, 0 none
+  };
+  Vec<AutoHint> autoHints_;
+  uint32_t freeHints_ = 0; // a chain of autoHints_ free for another, index + 1
+  // Those asleep waiting for an actor their clauses take to come (clause),
+  // or for one of those to change (value), and the actors that moved since
+  // they last looked (0: anyone, a global link set).
+  Vec<uint32_t> clauseWaiters_, valueWaiters_;
+  Vec<Handle> shapeMovedAt_, valueMovedAt_;
 
   // The actors in play filed by the side their allegiance names.
   struct SideFile {

@@ -94,9 +94,11 @@ public:
     data_ = static_cast<T *>(reallocate(data_, uint64_t(cap) * sizeof(T)));
     cap_ = cap;
   }
+  // The item may be one of this Vec's own: copied before the block moves,
+  // as std::vector does, or it would be read from the block let go.
   T &push(const T &item) {
-    if (size_ == cap_)
-      grow();
+    if (size_ == cap_) [[unlikely]]
+      return pushGrowing(item);
     new (data_ + size_) T(item);
     return data_[size_++];
   }
@@ -109,12 +111,13 @@ public:
     ++size_;
     return *item;
   }
-  // n more items, each a copy of fill.
+  // n more items, each a copy of fill (which may be one of its own).
   T *append(uint32_t n, const T &fill) {
+    T copy(fill);
     reserve(size_ + n);
     T *at = data_ + size_;
     for (uint32_t i = 0; i < n; ++i)
-      new (at + i) T(fill);
+      new (at + i) T(copy);
     size_ += n;
     return at;
   }
@@ -129,16 +132,22 @@ public:
     --size_;
   }
   void insertAt(uint32_t i, const T &item) {
+    T copy(item); // it may be one of its own, which the move below shifts
     if (size_ == cap_)
       grow();
     std::memmove(static_cast<void *>(data_ + i + 1), data_ + i, sizeof(T) * (size_ - i));
-    data_[i] = item;
+    data_[i] = copy;
     ++size_;
   }
 
 private:
   // Out of line: a world grows once to its size, and the push stays small.
   [[gnu::noinline]] void grow() { reserve(size_ + 1); }
+  [[gnu::noinline]] T &pushGrowing(T item) {
+    grow();
+    new (data_ + size_) T(static_cast<T &&>(item));
+    return data_[size_++];
+  }
 
   T *data_ = nullptr;
   uint32_t size_ = 0, cap_ = 0;

@@ -32,6 +32,25 @@ __int128 divideHalfEven(__int128 n, __int128 d) {
   return negative ? -static_cast<__int128>(q) : static_cast<__int128>(q);
 }
 
+// A magnitude over a magnitude, rounded to the nearest, a half to the even
+// one, in 64 bits: the case of nearly every product and quotient, which the
+// 128-bit path would send through a library division.
+uint64_t divideMagnitudes(uint64_t n, uint64_t d) {
+  uint64_t q = n / d, r = n % d;
+  if (r > d - r || (r == d - r && (q & 1)))
+    ++q;
+  return q;
+}
+
+uint64_t magnitude(int64_t v) { return v < 0 ? 0 - static_cast<uint64_t>(v) : v; }
+
+// A rounded quotient of magnitudes given its sign, or the overflow fault.
+int64_t signedFit(uint64_t q, bool negative, NumberFault &fault) {
+  if (q > static_cast<uint64_t>(kMax) + negative)
+    return failed(fault, NumberFault::Overflow);
+  return negative ? static_cast<int64_t>(0 - q) : static_cast<int64_t>(q);
+}
+
 // A non-negative integer of up to 18 32-bit limbs: enough for a six-place
 // number to the ninth power, compared exactly.
 struct Wide {
@@ -101,12 +120,17 @@ uint64_t largestRoot(uint64_t f, int n) {
 int64_t neg(int64_t a, NumberFault &fault) { return fits(-static_cast<__int128>(a), fault); }
 
 int64_t mul(int64_t a, int64_t b, NumberFault &fault) {
+  if (int64_t product; !__builtin_mul_overflow(a, b, &product))
+    return signedFit(divideMagnitudes(magnitude(product), kOne), product < 0, fault);
   return fits(divideHalfEven(static_cast<__int128>(a) * b, kOne), fault);
 }
 
 int64_t div(int64_t a, int64_t b, NumberFault &fault) {
   if (b == 0)
     return failed(fault, NumberFault::DivideByZero);
+  if (int64_t scaled; !__builtin_mul_overflow(a, kOne, &scaled))
+    return signedFit(divideMagnitudes(magnitude(scaled), magnitude(b)), (scaled < 0) != (b < 0),
+                     fault);
   return fits(divideHalfEven(static_cast<__int128>(a) * kOne, b), fault);
 }
 

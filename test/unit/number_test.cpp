@@ -90,3 +90,39 @@ TEST(Number, WholeNumbers) {
   EXPECT_EQ(clamp(n(5), n(0), n(3)), n(3));
   EXPECT_EQ(f, NumberFault::None);
 }
+
+// Products and quotients that fit in 64 bits take a path of their own: it
+// must round and fault exactly as the 128-bit statement of the same rule.
+TEST(Number, SixtyFourBitPathMatchesTheWideRule) {
+  auto wide = [](__int128 num, __int128 den, NumberFault &f) -> int64_t {
+    bool negative = (num < 0) != (den < 0);
+    unsigned __int128 un = num < 0 ? -num : num, ud = den < 0 ? -den : den;
+    unsigned __int128 q = un / ud, r = un % ud;
+    if (r * 2 > ud || (r * 2 == ud && (q & 1)))
+      ++q;
+    __int128 v = negative ? -__int128(q) : __int128(q);
+    if (v > std::numeric_limits<int64_t>::max() || v < std::numeric_limits<int64_t>::min()) {
+      f = NumberFault::Overflow;
+      return 0;
+    }
+    return int64_t(v);
+  };
+  const int64_t kMax = std::numeric_limits<int64_t>::max(), kMin = std::numeric_limits<int64_t>::min();
+  const int64_t values[] = {0,         1,          -1,          2,           3,
+                            499'999,   500'000,    500'001,     -500'000,    1'000'000,
+                            -1'000'000, 1'500'000, -2'500'000,  9'223'372'036'854,
+                            -9'223'372'036'854, 3'037'000'499, -3'037'000'500,
+                            kMax,      kMin,       kMax / 2,    kMin / 2,   kMax - 1'000'000,
+                            kMin + 1'000'000, 4'611'686'018'427'387'904};
+  for (int64_t a : values)
+    for (int64_t b : values) {
+      NumberFault got = NumberFault::None, want = NumberFault::None;
+      EXPECT_EQ(mul(a, b, got), wide(__int128(a) * b, 1'000'000, want)) << a << " * " << b;
+      EXPECT_EQ(got, want) << a << " * " << b;
+      if (b == 0)
+        continue;
+      got = want = NumberFault::None;
+      EXPECT_EQ(div(a, b, got), wide(__int128(a) * 1'000'000, b, want)) << a << " / " << b;
+      EXPECT_EQ(got, want) << a << " / " << b;
+    }
+}

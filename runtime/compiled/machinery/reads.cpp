@@ -25,6 +25,20 @@ int64_t curveAt(const pack::Curve &c, int64_t x) {
     if (x < p[i + 1].x) {
       if (c.steps)
         return p[i].y;
+      // In 64 bits where the steps fit, as a curve's points nearly always do.
+      int64_t dy64, dx64, run, num64;
+      if (!__builtin_sub_overflow(p[i + 1].y, p[i].y, &dy64) &&
+          !__builtin_sub_overflow(x, p[i].x, &dx64) &&
+          !__builtin_sub_overflow(p[i + 1].x, p[i].x, &run) && dy64 != INT64_MIN &&
+          !__builtin_mul_overflow(dy64 < 0 ? -dy64 : dy64, dx64, &num64)) {
+        uint64_t num = uint64_t(num64), den = uint64_t(run);
+        uint64_t q = num / den, r = num % den;
+        if (r > den - r || (r == den - r && (q & 1)))
+          ++q;
+        int64_t y;
+        if (!__builtin_add_overflow(p[i].y, dy64 < 0 ? -int64_t(q) : int64_t(q), &y))
+          return y;
+      }
       __int128 dy = __int128(p[i + 1].y) - p[i].y;
       using U = unsigned __int128;
       U num = U(dy < 0 ? -dy : dy) * U(__int128(x) - p[i].x);

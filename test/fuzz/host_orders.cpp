@@ -51,11 +51,14 @@ bool giveBoth(PlayedWorld &ref, PlayedWorld &comp, const Order &o, size_t index,
                                 "link", "advance", "turns", "save", "rewind", "can"};
   std::string said = a.outcome.substr(0, a.outcome.find(' ', a.outcome.find(' ') + 1));
   out.answers[std::string(kinds[int(o.kind)]) + " " + (o.kind == OrderKind::Make ? "made" : said)]++;
-  // a world grown past the memory a run may hold: the catalog's doing, not an engine's
-  // (one engine alone running out is theirs to answer for)
+  // A world grown past the memory a run may hold: the catalog's doing, not an
+  // engine's. Both worlds share the run's one limit and the compiled engine
+  // takes each order second, on what the reference's world left it: it alone
+  // running out says nothing of it. The reference alone running out, with the
+  // most room it will have, is its to answer for.
   if (a.exhausted || b.exhausted) {
     out.exhausted = true;
-    if (a.exhausted != b.exhausted)
+    if (a.exhausted && !b.exhausted)
       out.difference = Difference{index, "memory: one engine alone ran out of memory", a.outcome, b.outcome, ""};
     return false;
   }

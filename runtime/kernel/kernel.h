@@ -367,7 +367,7 @@ private:
   }
   int64_t readPeriod(Handle a, Id pool, size_t slot, bool refill);
   int64_t drifted(Handle a, Id pool, size_t slot, int64_t amount, int64_t from, int64_t to,
-                  PoolBounds bounds, NumberFault &fault);
+                  PoolBounds bounds);
   static int64_t driftedApart(int64_t amount, int64_t from, int64_t to, int64_t rate,
                               int64_t perRegen, int64_t refill, int64_t perRefill,
                               PoolBounds bounds);

@@ -13,8 +13,11 @@ using pack::kNoId;
 using pack::ModOp;
 
 namespace {
-// a * b / c, rounded half to even, through 128 bits.
-int64_t mulDiv(int64_t a, int64_t b, int64_t c) {
+// a * b / c, rounded half to even, through 128 bits: exact, however far it
+// passes int64 (a regen's rate times a long time). A drift's arithmetic
+// faults nothing: what passes int64 has passed every bound, and is held at
+// the one it passed (docs/readings.md 158).
+__int128 mulDiv(int64_t a, int64_t b, int64_t c) {
   if (c == 0)
     return 0;
   __int128 n = __int128(a) * b;
@@ -23,9 +26,13 @@ int64_t mulDiv(int64_t a, int64_t b, int64_t c) {
   bool negative = (n < 0) != (c < 0);
   if (twice > d || (twice == d && (q % 2 != 0)))
     q += negative ? -1 : 1;
-  if (q > INT64_MAX || q < INT64_MIN)
-    return 0;
-  return int64_t(q);
+  return q;
+}
+
+// A drift's amount, past int64 held at its edge: past every bound as the
+// amount it stands for is, and read held at the bound.
+int64_t saturated(__int128 x) {
+  return x > INT64_MAX ? INT64_MAX : x < INT64_MIN ? INT64_MIN : int64_t(x);
 }
 } // namespace
 
@@ -368,16 +375,15 @@ int64_t Kernel::poolNowWithin(Handle a, Id pool, size_t i, PoolBounds bounds) {
 int64_t Kernel::poolDrifted(Handle a, Id pool, size_t i, PoolBounds bounds) {
   const pack::Value &p = t_->values[pool];
   int64_t amount = pools_[i];
-  NumberFault fault = NumberFault::None;
   if (p.drifts()) {
     // Its clock: its holder's time, or the world's pace with clock world; both
     // count from the make.
     int64_t nowAt = poolClock(a, pool);
     if (nowAt > poolAt_[i])
-      amount = drifted(a, pool, i, amount, poolAt_[i], nowAt, bounds, fault);
+      amount = drifted(a, pool, i, amount, poolAt_[i], nowAt, bounds);
   }
   if (p.rise == pack::Rise::Heal && p.maxBody != kNoId && bounds.most > poolMax_[i])
-    amount = add(amount, bounds.most - poolMax_[i], fault);
+    amount = saturated(__int128(amount) + bounds.most - poolMax_[i]);
   return amount;
 }
 
@@ -388,19 +394,21 @@ int64_t Kernel::poolDrifted(Handle a, Id pool, size_t i, PoolBounds bounds) {
 // refill, a run of stretches that meet no bound taken at once and a held
 // amount left held (docs/readings.md 141).
 int64_t Kernel::drifted(Handle a, Id pool, size_t i, int64_t amount, int64_t from, int64_t to,
-                       PoolBounds bounds, NumberFault &fault) {
+                       PoolBounds bounds) {
   const pack::Value &p = t_->values[pool];
   int64_t perRegen = p.regenStat != kNoId ? regenPeriod(a, pool, i) : 0;
   int64_t rate = perRegen > 0 ? driftRate(a, pool, i) : 0;
   int64_t perRefill = p.refills() ? refillPeriod(a, pool, i) : 0;
   int64_t refill = perRefill > 0 ? p.refillAmount : 0;
   if (rate == 0 || refill == 0 || (rate < 0) == (refill < 0)) {
-    // One way only: what passes a bound stays past it, held as it is read.
+    // One way only: what passes a bound stays past it, held as it is read;
+    // past int64 too, held at its edge (reading 158).
+    __int128 x = amount;
     if (rate != 0)
-      amount = add(amount, mulDiv(rate, to - from, perRegen), fault);
+      x += mulDiv(rate, to - from, perRegen);
     if (refill != 0)
-      amount = add(amount, mul(refill, (to / perRefill - from / perRefill) * kOne, fault), fault);
-    return amount;
+      x += __int128(refill) * (to / perRefill - from / perRefill);
+    return saturated(x);
   }
   return driftedApart(amount, from, to, rate, perRegen, refill, perRefill, bounds);
 }
@@ -420,8 +428,8 @@ int64_t Kernel::driftedApart(int64_t amount, int64_t from, int64_t to, int64_t r
     x = held(__int128(x) + mulDiv(rate, (k + 1) * perRefill - from, perRegen));
     x = held(__int128(x) + refill);
     from = (k + 1) * perRefill;
-    int64_t stretch = mulDiv(rate, perRefill, perRegen);
-    __int128 step = __int128(stretch) + refill;
+    __int128 stretch = mulDiv(rate, perRefill, perRegen);
+    __int128 step = stretch + refill;
     __int128 low = std::min<__int128>(stretch, step), high = std::max<__int128>(stretch, step);
     for (int64_t left = last - k - 1; left > 0;) {
       // Stretches meeting no bound, on their way down and at their refill.
@@ -436,7 +444,7 @@ int64_t Kernel::driftedApart(int64_t amount, int64_t from, int64_t to, int64_t r
         left -= run;
         continue;
       }
-      int64_t next = held(__int128(held(__int128(x) + stretch)) + refill);
+      int64_t next = held(__int128(held(x + stretch)) + refill);
       if (next == x)
         break; // held there: every stretch after ends where it began
       x = next;
@@ -897,7 +905,9 @@ int64_t Kernel::driftReaches(Handle a, Id p, size_t slot, int64_t rate, int64_t 
   int64_t perRefill = v.refills() ? refillPeriod(a, p, slot) : 0;
   if (perRegen <= 0)
     rate = 0;
-  int64_t gap = rate > 0 ? to - amount : rate < 0 ? amount - to : 0;
+  // Worked in 128 bits: a time past the last the world counts never comes
+  // (reading 158).
+  __int128 gap = rate > 0 ? __int128(to) - amount : rate < 0 ? __int128(amount) - to : 0;
   if (rate != 0 && gap > 0) {
     // Counted from where the regen's closed form runs from (the anchor, or
     // the last refill pulling apart from it), not from now: the share of a
@@ -905,30 +915,43 @@ int64_t Kernel::driftReaches(Handle a, Id p, size_t slot, int64_t rate, int64_t 
     int64_t from = poolAt_[slot];
     if (perRefill > 0 && v.refillAmount != 0 && (rate < 0) != (v.refillAmount < 0))
       from = std::max(from, at / perRefill * perRefill);
-    int64_t base = amount - mulDiv(rate, at - from, perRegen);
-    int64_t r = rate > 0 ? rate : -rate;
-    __int128 need = (__int128(rate > 0 ? to - base : base - to) * perRegen + r - 1) / r;
-    due = from + int64_t(need);
+    __int128 base = amount - mulDiv(rate, at - from, perRegen);
+    __int128 r = rate > 0 ? __int128(rate) : -__int128(rate);
+    // span * perRegen / r, rounded up, taken in two so that no product
+    // passes 128 bits.
+    __int128 span = rate > 0 ? to - base : base - to;
+    __int128 whole = span / r, part = span % r;
+    if (whole <= INT64_MAX / perRegen) {
+      __int128 need = whole * perRegen + (part * perRegen + r - 1) / r;
+      if (need <= __int128(INT64_MAX) - from)
+        due = from + int64_t(need);
+    }
   }
   if (perRefill > 0 && v.refillAmount != 0) {
+    // The refill `steps` on from the last one passed, or -1 past the last
+    // time the world counts.
+    auto refillOn = [&](__int128 steps) -> int64_t {
+      __int128 n = at / perRefill + steps;
+      return n <= INT64_MAX / perRefill ? int64_t(n * perRefill) : -1;
+    };
     int64_t refilled = -1;
     bool apart = rate != 0 && (rate < 0) != (v.refillAmount < 0);
     if (apart || (rate != 0 && gap > 0)) {
-      refilled = (at / perRefill + 1) * perRefill;
+      refilled = refillOn(1);
     } else if (rate == 0 && v.refillAmount > 0 && amount < to) {
-      int64_t steps = (to - amount + v.refillAmount - 1) / v.refillAmount;
-      refilled = (at / perRefill + steps) * perRefill;
+      refilled = refillOn((__int128(to) - amount + v.refillAmount - 1) / v.refillAmount);
     } else if (rate == 0 && v.refillAmount < 0 && amount > to) {
-      int64_t steps = (amount - to - v.refillAmount - 1) / -v.refillAmount;
-      refilled = (at / perRefill + steps) * perRefill;
+      refilled = refillOn((__int128(amount) - to - v.refillAmount - 1) / -__int128(v.refillAmount));
     }
     if (refilled >= 0)
       due = due < 0 ? refilled : std::min(due, refilled);
   }
   int32_t clock = v.clockWorld || t_->timeStat == kNoId ? -1 : clockOfStat(t_->timeStat);
-  return due < 0     ? -1
-         : clock < 0 ? actor(a)->madeAt * tickTime_ + due
-                     : worldDue(a, clock, due);
+  int64_t made = actor(a)->madeAt * tickTime_;
+  return due < 0                   ? -1
+         : clock >= 0              ? worldDue(a, clock, due)
+         : due <= INT64_MAX - made ? made + due
+                                   : -1;
 }
 
 // Where a pool's drift will reach a bound, a timer at that tick: the Filled

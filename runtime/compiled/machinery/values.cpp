@@ -12,10 +12,21 @@ using rt::mul;
 using rt::sub;
 
 namespace {
-// a * b / c, rounded half to even, through 128 bits.
+// a * b / c, rounded half to even, exactly; 0 where it passes int64.
 int64_t mulDiv(int64_t a, int64_t b, int64_t c) {
   if (c == 0)
     return 0;
+  // In 64 bits where the product fits, all but always: no library division.
+  if (int64_t p; !__builtin_mul_overflow(a, b, &p) && c != INT64_MIN) {
+    uint64_t m = p < 0 ? 0 - uint64_t(p) : uint64_t(p), d = c < 0 ? -c : c;
+    uint64_t q = m / d, r = m % d;
+    if (r > d - r || (r == d - r && (q & 1)))
+      ++q;
+    bool negative = (p < 0) != (c < 0);
+    if (q > uint64_t(INT64_MAX) + negative)
+      return 0;
+    return negative ? int64_t(0 - q) : int64_t(q);
+  }
   __int128 n = __int128(a) * b;
   __int128 q = n / c, r = n % c;
   __int128 twice = (r < 0 ? -r : r) * 2, d = c < 0 ? -__int128(c) : __int128(c);
@@ -46,9 +57,31 @@ int64_t applyFactor(int64_t v, int64_t factor, int64_t count, NumberFault &fault
   return v;
 }
 
+// a * b / c as mulDiv works it, but exact however far it passes int64, by a
+// c above zero (a regen's period): a drift's arithmetic faults nothing, what
+// passes int64 having passed every bound, and is held at the one it passed
+// (docs/readings.md 158).
+__int128 mulDivWide(int64_t a, int64_t b, int64_t c) {
+  if (int64_t p; c > 0 && !__builtin_mul_overflow(a, b, &p))
+    return mulDiv(a, b, c); // the quotient fits, as the product does
+  if (c == 0)
+    return 0;
+  __int128 n = __int128(a) * b;
+  __int128 q = n / c, r = n % c;
+  __int128 twice = (r < 0 ? -r : r) * 2, d = c < 0 ? -__int128(c) : __int128(c);
+  bool negative = (n < 0) != (c < 0);
+  if (twice > d || (twice == d && (q % 2 != 0)))
+    q += negative ? -1 : 1;
+  return q;
+}
+
 int64_t clamp128(__int128 x, int64_t low, int64_t high) {
   return int64_t(x < low ? low : x > high ? high : x);
 }
+
+// A drift's amount, past int64 held at its edge: past every bound as the
+// amount it stands for is, and read held at the bound.
+int64_t saturated(__int128 x) { return clamp128(x, INT64_MIN, INT64_MAX); }
 } // namespace
 
 Tags World::tagsOf(Handle a) {
@@ -326,14 +359,13 @@ int64_t World::poolDrifted(Handle a, Id pool, PoolBounds bounds) {
   const pack::Value &p = lp_values[pool];
   PoolSlot &slot = poolSlot(indexOf(a), pool);
   int64_t amount = slot.amount;
-  NumberFault fault = NumberFault::None;
   if (p.drifts()) {
     int64_t nowAt = poolClock(a);
     if (nowAt > slot.at)
-      amount = drifted(a, pool, amount, slot.at, nowAt, bounds, fault);
+      amount = drifted(a, pool, amount, slot.at, nowAt, bounds);
   }
   if (p.rise == pack::Rise::Heal && p.maxBody != kNoId && bounds.most > slot.max)
-    amount = add(amount, bounds.most - slot.max, fault);
+    amount = saturated(__int128(amount) + bounds.most - slot.max);
   return amount;
 }
 
@@ -352,31 +384,33 @@ int64_t World::refillPeriod(Handle a, Id pool) {
 // a regen and a refill pulling apart stepped refill by refill
 // (docs/readings.md 141).
 int64_t World::drifted(Handle a, Id pool, int64_t amount, int64_t from, int64_t to,
-                       PoolBounds bounds, NumberFault &fault) {
+                       PoolBounds bounds) {
   const pack::Value &p = lp_values[pool];
   int64_t perRegen = p.regenStat != kNoId ? regenPeriod(a, pool) : 0;
   int64_t rate = perRegen > 0 ? computeStat(a, p.regenStat) : 0;
   int64_t perRefill = p.refills() ? refillPeriod(a, pool) : 0;
   int64_t refill = perRefill > 0 ? p.refillAmount : 0;
   if (rate == 0 || refill == 0 || (rate < 0) == (refill < 0)) {
+    // Past int64 too, held at its edge (reading 158).
+    __int128 x = amount;
     if (rate != 0)
-      amount = add(amount, mulDiv(rate, to - from, perRegen), fault);
+      x += mulDivWide(rate, to - from, perRegen);
     if (refill != 0)
-      amount = add(amount, mul(refill, (to / perRefill - from / perRefill) * kOne, fault), fault);
-    return amount;
+      x += __int128(refill) * (to / perRefill - from / perRefill);
+    return saturated(x);
   }
   int64_t most = bounds.most > bounds.least ? bounds.most : bounds.least;
   auto held = [&](__int128 x) { return clamp128(x, bounds.least, most); };
   int64_t x = amount;
   int64_t k = from / perRefill, last = to / perRefill;
   if (k < last) {
-    x = held(__int128(x) + mulDiv(rate, (k + 1) * perRefill - from, perRegen));
+    x = held(__int128(x) + mulDivWide(rate, (k + 1) * perRefill - from, perRegen));
     x = held(__int128(x) + refill);
     from = (k + 1) * perRefill;
-    int64_t stretch = mulDiv(rate, perRefill, perRegen);
-    __int128 step = __int128(stretch) + refill;
-    __int128 low = stretch < step ? __int128(stretch) : step;
-    __int128 high = stretch < step ? step : __int128(stretch);
+    __int128 stretch = mulDivWide(rate, perRefill, perRegen);
+    __int128 step = stretch + refill;
+    __int128 low = stretch < step ? stretch : step;
+    __int128 high = stretch < step ? step : stretch;
     for (int64_t left = last - k - 1; left > 0;) {
       __int128 free = 0;
       if (x + low >= bounds.least && x + high <= most)
@@ -389,7 +423,7 @@ int64_t World::drifted(Handle a, Id pool, int64_t amount, int64_t from, int64_t 
         left -= run;
         continue;
       }
-      int64_t next = held(__int128(held(__int128(x) + stretch)) + refill);
+      int64_t next = held(__int128(held(x + stretch)) + refill);
       if (next == x)
         break;
       x = next;
@@ -397,7 +431,7 @@ int64_t World::drifted(Handle a, Id pool, int64_t amount, int64_t from, int64_t 
     }
     from = last * perRefill;
   }
-  return held(__int128(x) + mulDiv(rate, to - from, perRegen));
+  return held(__int128(x) + mulDivWide(rate, to - from, perRegen));
 }
 
 void World::settlePools(Handle a) {
@@ -523,34 +557,47 @@ int64_t World::driftReaches(Handle a, Id p, int64_t rate, int64_t amount, int64_
   int64_t perRefill = v.refills() ? refillPeriod(a, p) : 0;
   if (perRegen <= 0)
     rate = 0;
-  int64_t gap = rate > 0 ? to - amount : rate < 0 ? amount - to : 0;
+  // Worked in 128 bits: a time past the last the world counts never comes
+  // (reading 158).
+  __int128 gap = rate > 0 ? __int128(to) - amount : rate < 0 ? __int128(amount) - to : 0;
   if (rate != 0 && gap > 0) {
     // From where the regen's closed form runs from, as the kernel counts it.
     int64_t from = poolSlot(indexOf(a), p).at;
     if (perRefill > 0 && v.refillAmount != 0 && (rate < 0) != (v.refillAmount < 0) &&
         at / perRefill * perRefill > from)
       from = at / perRefill * perRefill;
-    int64_t base = amount - mulDiv(rate, at - from, perRegen);
-    int64_t r = rate > 0 ? rate : -rate;
-    __int128 need = (__int128(rate > 0 ? to - base : base - to) * perRegen + r - 1) / r;
-    due = from + int64_t(need);
+    __int128 base = amount - mulDivWide(rate, at - from, perRegen);
+    __int128 r = rate > 0 ? __int128(rate) : -__int128(rate);
+    // span * perRegen / r rounded up, in two: no product passes 128 bits.
+    __int128 span = rate > 0 ? to - base : base - to;
+    __int128 whole = span / r, part = span % r;
+    if (whole <= INT64_MAX / perRegen) {
+      __int128 need = whole * perRegen + (part * perRegen + r - 1) / r;
+      if (need <= __int128(INT64_MAX) - from)
+        due = from + int64_t(need);
+    }
   }
   if (perRefill > 0 && v.refillAmount != 0) {
+    // The refill `steps` on from the last one passed, or -1 past the last
+    // time the world counts.
+    auto refillOn = [&](__int128 steps) -> int64_t {
+      __int128 n = at / perRefill + steps;
+      return n <= INT64_MAX / perRefill ? int64_t(n * perRefill) : -1;
+    };
     int64_t refilled = -1;
     bool apart = rate != 0 && (rate < 0) != (v.refillAmount < 0);
     if (apart || (rate != 0 && gap > 0)) {
-      refilled = (at / perRefill + 1) * perRefill;
+      refilled = refillOn(1);
     } else if (rate == 0 && v.refillAmount > 0 && amount < to) {
-      int64_t steps = (to - amount + v.refillAmount - 1) / v.refillAmount;
-      refilled = (at / perRefill + steps) * perRefill;
+      refilled = refillOn((__int128(to) - amount + v.refillAmount - 1) / v.refillAmount);
     } else if (rate == 0 && v.refillAmount < 0 && amount > to) {
-      int64_t steps = (amount - to - v.refillAmount - 1) / -v.refillAmount;
-      refilled = (at / perRefill + steps) * perRefill;
+      refilled = refillOn((__int128(amount) - to - v.refillAmount - 1) / -__int128(v.refillAmount));
     }
     if (refilled >= 0)
       due = due < 0 ? refilled : (due < refilled ? due : refilled);
   }
-  return due < 0 ? -1 : actor(a)->madeAt * tickTime_ + due;
+  int64_t made = actor(a)->madeAt * tickTime_;
+  return due < 0 || due > INT64_MAX - made ? -1 : made + due;
 }
 
 // Where a pool's drift will reach a bound, a timer at that tick.

@@ -977,7 +977,12 @@ void Kernel::schedulePoolBounds(Handle a) {
     int64_t rate = t_->values[p].regenStat != kNoId ? driftRate(a, p, i) : 0;
     // Down with a regen going down, or a refill taking away with no regen.
     bool down = rate < 0 || (rate == 0 && t_->values[p].refillAmount < 0);
-    if (down || bounds.most != INT64_MAX)
+    // A pool every amount of which reads the same (a whole one whose maximum
+    // rounds to its least) never moves as read, so it crosses nothing
+    // (docs/readings.md 159).
+    bool still = bounds.most != INT64_MAX &&
+                 clampWithin(p, bounds.least, bounds) == clampWithin(p, bounds.most, bounds);
+    if (!still && (down || bounds.most != INT64_MAX))
       worldAt = driftReaches(a, p, i, rate, drifted, down ? bounds.least : bounds.most);
     // A crossing already due then stands; any other is replaced. So does one
     // due by now and not yet met, where the pool stands at that bound: a

@@ -568,10 +568,17 @@ int64_t World::driftReaches(Handle a, Id p, int64_t rate, int64_t amount, int64_
       from = at / perRefill * perRefill;
     __int128 base = amount - mulDivWide(rate, at - from, perRegen);
     __int128 r = rate > 0 ? __int128(rate) : -__int128(rate);
-    // span * perRegen / r rounded up, in two: no product passes 128 bits.
+    // span * perRegen / r rounded up: in 64 bits where it fits, as nearly
+    // every crossing does (no library division), else in two, no product
+    // passing 128 bits.
     __int128 span = rate > 0 ? to - base : base - to;
-    __int128 whole = span / r, part = span % r;
-    if (whole <= INT64_MAX / perRegen) {
+    int64_t product;
+    if (span >= 0 && span <= INT64_MAX && r <= INT64_MAX &&
+        !__builtin_mul_overflow(int64_t(span), perRegen, &product)) {
+      int64_t need = product / int64_t(r) + (product % int64_t(r) != 0);
+      if (need <= INT64_MAX - from)
+        due = from + need;
+    } else if (__int128 whole = span / r, part = span % r; whole <= INT64_MAX / perRegen) {
       __int128 need = whole * perRegen + (part * perRegen + r - 1) / r;
       if (need <= __int128(INT64_MAX) - from)
         due = from + int64_t(need);
@@ -622,7 +629,12 @@ void World::schedulePoolBounds(Handle a) {
     int64_t worldAt = -1;
     int64_t rate = lp_values[p].regenStat != kNoId ? computeStat(a, lp_values[p].regenStat) : 0;
     bool down = rate < 0 || (rate == 0 && lp_values[p].refillAmount < 0);
-    if (down || bounds.most != INT64_MAX)
+    // A pool every amount of which reads the same (a whole one whose maximum
+    // rounds to its least) never moves as read, so it crosses nothing
+    // (docs/readings.md 159).
+    bool still = bounds.most != INT64_MAX &&
+                 clampWithin(p, bounds.least, bounds) == clampWithin(p, bounds.most, bounds);
+    if (!still && (down || bounds.most != INT64_MAX))
       worldAt = driftReaches(a, p, rate, drifted, down ? bounds.least : bounds.most);
     PoolSlot &slot = poolSlot(ai, p);
     if (slot.due == worldAt)

@@ -12,20 +12,20 @@ using rt::mul;
 using rt::sub;
 
 namespace {
-// a * b / c, rounded half to even, exactly; 0 where it passes int64.
-int64_t mulDiv(int64_t a, int64_t b, int64_t c) {
+// a * b / c, rounded half to even, exact however far it passes int64 (a
+// drift's arithmetic faults nothing: what passes int64 has passed every
+// bound, and is held at the one it passed, docs/readings.md 158); 0 by a c
+// of 0. In 64 bits where the product fits, all but always: no library
+// division.
+__int128 mulDivWide(int64_t a, int64_t b, int64_t c) {
   if (c == 0)
     return 0;
-  // In 64 bits where the product fits, all but always: no library division.
   if (int64_t p; !__builtin_mul_overflow(a, b, &p) && c != INT64_MIN) {
     uint64_t m = p < 0 ? 0 - uint64_t(p) : uint64_t(p), d = c < 0 ? -c : c;
     uint64_t q = m / d, r = m % d;
     if (r > d - r || (r == d - r && (q & 1)))
       ++q;
-    bool negative = (p < 0) != (c < 0);
-    if (q > uint64_t(INT64_MAX) + negative)
-      return 0;
-    return negative ? int64_t(0 - q) : int64_t(q);
+    return (p < 0) != (c < 0) ? -__int128(q) : __int128(q);
   }
   __int128 n = __int128(a) * b;
   __int128 q = n / c, r = n % c;
@@ -33,9 +33,7 @@ int64_t mulDiv(int64_t a, int64_t b, int64_t c) {
   bool negative = (n < 0) != (c < 0);
   if (twice > d || (twice == d && (q % 2 != 0)))
     q += negative ? -1 : 1;
-  if (q > INT64_MAX || q < INT64_MIN)
-    return 0;
-  return int64_t(q);
+  return q;
 }
 
 // A value times a factor count times, each product rounded (a count below
@@ -55,24 +53,6 @@ int64_t applyFactor(int64_t v, int64_t factor, int64_t count, NumberFault &fault
     v = next;
   }
   return v;
-}
-
-// a * b / c as mulDiv works it, but exact however far it passes int64, by a
-// c above zero (a regen's period): a drift's arithmetic faults nothing, what
-// passes int64 having passed every bound, and is held at the one it passed
-// (docs/readings.md 158).
-__int128 mulDivWide(int64_t a, int64_t b, int64_t c) {
-  if (int64_t p; c > 0 && !__builtin_mul_overflow(a, b, &p))
-    return mulDiv(a, b, c); // the quotient fits, as the product does
-  if (c == 0)
-    return 0;
-  __int128 n = __int128(a) * b;
-  __int128 q = n / c, r = n % c;
-  __int128 twice = (r < 0 ? -r : r) * 2, d = c < 0 ? -__int128(c) : __int128(c);
-  bool negative = (n < 0) != (c < 0);
-  if (twice > d || (twice == d && (q % 2 != 0)))
-    q += negative ? -1 : 1;
-  return q;
 }
 
 int64_t clamp128(__int128 x, int64_t low, int64_t high) {

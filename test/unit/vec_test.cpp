@@ -65,4 +65,16 @@ TEST_F(MachineryVec, InsertAndAppendOfItsOwnItemAsItGrows) {
     EXPECT_EQ(v[k], 0) << k;
 }
 
+// A slot let go leaves every list naming it; the others keep their order.
+TEST_F(MachineryVec, EraseEveryKeepsTheOthersInOrder) {
+  ledger::cw::Vec<uint32_t> v;
+  for (uint32_t x : {5u, 1u, 5u, 2u, 3u, 5u})
+    v.push(x);
+  v.eraseEvery(5);
+  ASSERT_EQ(v.size(), 3u);
+  EXPECT_EQ(v[0], 1u);
+  EXPECT_EQ(v[1], 2u);
+  EXPECT_EQ(v[2], 3u);
+}
+
 } // namespace

@@ -428,16 +428,9 @@ uint32_t World::takeFreeSlot() {
 // What named a slot's last actor by its index, let go as another takes the
 // slot: its place among the autos, its autos' ticks.
 void World::forgetSlot(uint32_t ai) {
-  auto drop = [&](Vec<uint32_t> &list) {
-    uint32_t kept = 0;
-    for (uint32_t x : list)
-      if (x != ai)
-        list[kept++] = x;
-    list.truncate(kept);
-  };
-  drop(autoAwake_);
+  autoAwake_.eraseEvery(ai);
   forgetAutoWaits(ai);
-  drop(autoPass_);
+  autoPass_.eraseEvery(ai);
   std::make_heap(autoPass_.begin(), autoPass_.end(),
                  [&](uint32_t x, uint32_t y) { return row(x).autoRank > row(y).autoRank; });
   // Those after it in the order they came to hold autos move up one: the

@@ -285,15 +285,8 @@ void World::clearHints(uint32_t ai) {
 void World::forgetAutoWaits(uint32_t ai) {
   if (ai >= autoScanAll_.size())
     return;
-  auto drop = [&](Vec<uint32_t> &list) {
-    uint32_t kept = 0;
-    for (uint32_t x : list)
-      if (x != ai)
-        list[kept++] = x;
-    list.truncate(kept);
-  };
-  drop(clauseWaiters_);
-  drop(valueWaiters_);
+  clauseWaiters_.eraseEvery(ai);
+  valueWaiters_.eraseEvery(ai);
   clearHints(ai);
   autoScanAll_[ai] = 1;
   autoListed_[ai] = 0;

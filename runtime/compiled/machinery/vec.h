@@ -127,6 +127,14 @@ public:
     else
       size_ = n;
   }
+  // Every item equal to `item` taken out, the others' order kept.
+  void eraseEvery(T item) {
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < size_; ++i)
+      if (!(data_[i] == item))
+        data_[kept++] = data_[i];
+    truncate(kept);
+  }
   void eraseAt(uint32_t i) {
     std::memmove(static_cast<void *>(data_ + i), data_ + i + 1, sizeof(T) * (size_ - i - 1));
     --size_;

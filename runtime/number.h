@@ -33,6 +33,23 @@ inline int64_t sub(int64_t a, int64_t b, NumberFault &fault) {
   }
   return difference;
 }
+// A pool's move, a + b exactly where the sum is a number, else the end of
+// what a number holds that it passed, with `passed` set: the bounds it is
+// then kept within may catch it there (reading 160).
+inline int64_t addHeld(int64_t a, int64_t b, bool &passed) {
+  int64_t sum;
+  if (!__builtin_add_overflow(a, b, &sum))
+    return sum;
+  passed = true;
+  return b > 0 ? INT64_MAX : INT64_MIN;
+}
+inline int64_t subHeld(int64_t a, int64_t b, bool &passed) {
+  int64_t difference;
+  if (!__builtin_sub_overflow(a, b, &difference))
+    return difference;
+  passed = true;
+  return b < 0 ? INT64_MAX : INT64_MIN;
+}
 int64_t neg(int64_t a, NumberFault &fault);
 int64_t mul(int64_t a, int64_t b, NumberFault &fault);
 int64_t div(int64_t a, int64_t b, NumberFault &fault);

@@ -25,7 +25,7 @@ extern "C" {
  * ability keeps its tags as listed. 5: time counted in units a tick and a
  * second hold. 6: a pool's period may be a body. 7: a pack may carry the
  * compiled engine's machinery (engine), or say why it doesn't. */
-#define LEDGER_PACK_ABI_VERSION 7u
+#define LEDGER_PACK_ABI_VERSION 8u
 /* The one symbol a compiled pack exports. */
 #define LEDGER_PACK_SYMBOL "ledger_pack_v1"
 
@@ -74,7 +74,15 @@ typedef struct LedgerKernelApi {
   void (*listClose)(LedgerFrame *frame);
   int64_t (*math)(LedgerFrame *frame, uint32_t op, int64_t a, int64_t b);
   void (*fault)(LedgerFrame *frame, uint32_t code);
+  /* How many of a repeat's `times` runs its chain's budget allows: all of
+   * them, or fewer once the chain has run LEDGER_REPEAT_BUDGET, the world
+   * then journaling a ChainBudget fault once. */
+  int64_t (*repeat)(LedgerFrame *frame, int64_t times);
 } LedgerKernelApi;
+
+/* The runs of repeated steps a chain may make in all, each repeat's counted:
+ * a repeat of 1,000 in another runs 1,001,000 times; three would run 1e9. */
+#define LEDGER_REPEAT_BUDGET 2000000
 
 /* The head of the event in hand, as the world keeps it: what rules' filters
  * read of every event, read in place rather than asked for. */

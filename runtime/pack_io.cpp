@@ -3,6 +3,7 @@
 // against the table it points into, so a damaged or foreign blob is refused
 // whole, never half used.
 #include "pack_format.h"
+#include "pack_abi.h"
 #include "pack_fields.h"
 
 #include "bytes.h"
@@ -100,6 +101,8 @@ struct Check {
   bool run() {
     if (t.tagWords == 0 || t.tagBits.size() % t.tagWords != 0 || t.tagBits.empty())
       why = "its tag sets are malformed";
+    else if (t.tagWords > LEDGER_EVENT_TAG_WORDS || t.tags.size() > size_t(t.tagWords) * 64)
+      why = "its tags are more than an event carries";
     for (const Tag &g : t.tags) {
       in(g.name, t.names.size(), "names", false);
       in(g.parent, t.tags.size(), "tags");

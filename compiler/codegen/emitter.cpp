@@ -14,7 +14,7 @@ Emitter::Emitter(Module &m, Calls how)
   eventHeadType =
       StructType::get(ctx, {i64, i64, i64, i32, b.getInt8Ty(), ArrayType::get(b.getInt8Ty(), 3),
                             ArrayType::get(i64, LEDGER_EVENT_TAG_WORDS)});
-  apiType = StructType::get(ctx, {ptr, ptr, ptr, ptr, ptr, ptr, ptr});
+  apiType = StructType::get(ctx, {ptr, ptr, ptr, ptr, ptr, ptr, ptr, ptr});
 }
 
 ConstantInt *Emitter::c64(int64_t v) const { return ConstantInt::getSigned(i64, v); }
@@ -49,6 +49,8 @@ FunctionType *Emitter::kernelType(ApiSlot slot) const {
     return FunctionType::get(i64, {ptr, i32, i64, i64}, false);
   case ApiSlot::Fault:
     return FunctionType::get(Type::getVoidTy(ctx), {ptr, i32}, false);
+  case ApiSlot::Repeat:
+    return FunctionType::get(i64, {ptr, i64}, false);
   }
   return nullptr;
 }
@@ -58,7 +60,7 @@ Value *Emitter::callKernel(ApiSlot slot, ArrayRef<Value *> argsAfterFrame) {
   args.append(argsAfterFrame.begin(), argsAfterFrame.end());
   if (calls == Calls::Direct) {
     static const char *names[] = {"lm_read",      "lm_step", "lm_listOpen", "lm_listItem",
-                                  "lm_listClose", "lm_math", "lm_fault"};
+                                  "lm_listClose", "lm_math", "lm_fault",  "lm_repeat"};
     FunctionCallee callee =
         module.getOrInsertFunction(names[static_cast<unsigned>(slot)], kernelType(slot));
     return b.CreateCall(callee, args);

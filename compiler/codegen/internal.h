@@ -17,7 +17,7 @@ namespace ledger::codegen::detail {
 
 // Fields of LedgerFrame and LedgerKernelApi, in their declared order.
 enum class FrameField : unsigned { Api, Kernel, Locals, Vars, Event };
-enum class ApiSlot : unsigned { Read, Step, ListOpen, ListItem, ListClose, Math, Fault };
+enum class ApiSlot : unsigned { Read, Step, ListOpen, ListItem, ListClose, Math, Fault, Repeat };
 
 // How a body reaches the world: through the kernel's API table its frame
 // carries (the generic kernel's), or by direct calls to the machinery linked

@@ -515,6 +515,7 @@ void BodyLowering::stepForEach(const Step &s) {
 void BodyLowering::stepRepeat(const Step &s) {
   Value *times = b_.CreateSDiv(firstArg(s), e_.c64(kOne), "times");
   times = emitMin(e_, emitMax(e_, times, e_.c64(0)), e_.c64(kMaxRepeat));
+  times = e_.callKernel(ApiSlot::Repeat, {times});
   countedLoop(times, "repeat", [&](Value *) { steps(s.bodyBegin, s.bodyEnd); });
 }
 

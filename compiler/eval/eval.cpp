@@ -192,6 +192,7 @@ private:
     case StepOp::Repeat: {
       int64_t times = arg(0) / rt::kOne;
       times = times < 0 ? 0 : times > 1000 ? 1000 : times;
+      times = f_->api->repeat(f_, times);
       for (int64_t i = 0; i < times; ++i)
         if (run(s.bodyBegin, s.bodyEnd) != LEDGER_GO)
           return LEDGER_STOP;

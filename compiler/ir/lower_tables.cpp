@@ -3,6 +3,8 @@
 #include "ir/lowerer.h"
 
 #include "number.h"
+#include "pack_abi.h"
+#include "sema/words.h"
 
 #include <algorithm>
 #include <numeric>
@@ -122,6 +124,8 @@ TagSet Lowerer::tagsOf(NodeId n, std::string_view label, bool closed) {
   return tagSet(listItems(n, label), closed);
 }
 
+static_assert(sema::kMostTags == LEDGER_EVENT_TAG_WORDS * 64);
+
 void Lowerer::declareTags() {
   std::vector<std::string> order;
 #define X(Name, Text) order.emplace_back(Text);
@@ -135,7 +139,7 @@ void Lowerer::declareTags() {
   for (auto &[key, n] : declared)
     if (std::find(order.begin(), order.end(), n) == order.end())
       order.push_back(n);
-  t_.tagWords = uint32_t(order.size() / 64 + 1);
+  t_.tagWords = uint32_t(std::max<size_t>((order.size() + 63) / 64, 1));
   internSet(std::vector<uint64_t>(t_.tagWords, 0)); // set 0: empty
   for (const std::string &n : order) {
     Tag tag;

@@ -149,6 +149,7 @@ private:
   void checkCatalogLine(NodeId n);
   void checkPlayedMember(NodeId n, const char *label, std::initializer_list<RefKind> kinds);
   void checkPlayWithValues(NodeId n);
+  void checkPlayRepeat(NodeId n);
   void checkRewindHasSave(NodeId n);
   void checkCoverageLine(NodeId n);
   void checkPlayedActors(NodeId n, NodeId play = kNone);
@@ -187,6 +188,7 @@ private:
   std::vector<NodeId> unresolvedAmendments_;
   std::vector<NodeId> pendingFroms_; // a from above its template
   bool declaredAll_ = false;
+  bool refusedTagCount_ = false;
   std::vector<std::string> usedTemplates_;
   std::vector<std::string> writing_; // templates being written out, innermost last
   std::vector<std::pair<NodeId, RefKind>> pendingParents_;

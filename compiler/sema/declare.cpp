@@ -46,8 +46,14 @@ void Checker::declareTag(uint32_t file, uint32_t begin, uint32_t end, NodeId nod
       return;
     }
     name += part;
-    decls_.byNamespace[size_t(Namespace::Tag)].emplace(
-        name, Decl{RefKind::Tag, file, begin, node, {}, kNone});
+    auto &tags = decls_.byNamespace[size_t(Namespace::Tag)];
+    bool added = tags.emplace(name, Decl{RefKind::Tag, file, begin, node, {}, kNone}).second;
+    if (added && tags.size() > kMostTags && !refusedTagCount_) {
+      refusedTagCount_ = true;
+      diags_.report(DiagKind::TooManyTags, tree_.loc(file, begin),
+                    tree_.token(file, t).end - tree_.token(file, begin).begin,
+                    name, kMostTags, std::size(kBuiltinTags));
+    }
   }
 }
 

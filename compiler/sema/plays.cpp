@@ -267,6 +267,9 @@ void Checker::checkPlayLine(NodeId n) {
   case FormKind::PlayReport:
     checkPlayWithValues(n);
     break;
+  case FormKind::PlayRepeat:
+    checkPlayRepeat(n);
+    break;
   case FormKind::PlayRewind:
     checkRewindHasSave(n);
     break;
@@ -322,6 +325,27 @@ void Checker::checkPlayWithValues(NodeId n) {
     diags_.report(DiagKind::PlayWithValue, tree_.loc(e.file, e.begin),
                   static_cast<uint32_t>(written.size()), written);
   }
+}
+
+// "repeat N: the steps indented under it, that many times": a play runs
+// them at most kMostPlayRepeats times, those in one another multiplied, so
+// a slip of the keyboard can't hold the suite for hours (reading 162).
+void Checker::checkPlayRepeat(NodeId n) {
+  double runs = 1;
+  for (NodeId at = n; at != kNone; at = tree_.nodes[at].parent)
+    if (tree_.nodes[at].kind == FormKind::PlayRepeat) {
+      const Slot *count = tree_.slot(at, "count");
+      if (!count)
+        return;
+      int64_t times = tree_.token(tree_.nodes[at].file, count->begin).value.raw / Fixed::kScale;
+      runs *= double(times > 0 ? times : 0);
+    }
+  if (runs <= double(kMostPlayRepeats))
+    return;
+  const Node &node = tree_.nodes[n];
+  const Slot *count = tree_.slot(n, "count");
+  diags_.report(DiagKind::PlayRepeatsTooMany, tree_.loc(node.file, count->begin),
+                length(node.file, count->begin), kMostPlayRepeats);
 }
 
 // "rewind [to NAME]: puts the world back as it was at the save named, or the

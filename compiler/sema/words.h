@@ -108,6 +108,14 @@ inline constexpr std::string_view kBuiltinTags[] = {"Damage",        "Heal",
                                                     "End.Withdrawn", "End.Gone",
                                                     "End.Answered",  "Fallen"};
 
+// An event carries its tags as a fixed set of bits (the pack ABI's
+// LEDGER_EVENT_TAG_WORDS words), so a catalog's tags, built-in ones among
+// them, are at most that many bits.
+inline constexpr size_t kMostTags = 512;
+
+// The runs of a play's repeated lines, those in one another multiplied.
+inline constexpr int64_t kMostPlayRepeats = 1'000'000;
+
 template <size_t N> bool among(const std::string_view (&list)[N], std::string_view word) {
   for (std::string_view w : list)
     if (w == word)

@@ -479,7 +479,17 @@ pack::Id Kernel::namedTag(pack::TagSet set) const {
   return kNoId;
 }
 
+// A number a step works out past what a number holds is journaled as the
+// step ends, whichever of its ways it ends by.
 int32_t Kernel::action(Frame &f, const pack::Action &a, const int64_t *args) {
+  NumberFault fault = NumberFault::None;
+  int32_t status = runAction(f, a, args, fault);
+  if (fault != NumberFault::None)
+    journalFault(fault);
+  return status;
+}
+
+int32_t Kernel::runAction(Frame &f, const pack::Action &a, const int64_t *args, NumberFault &fault) {
   Scratch<int64_t> scratchTargets(scratchHandles_);
   std::vector<Handle> &targets = *scratchTargets;
   uint32_t k = a.queryArgCount;
@@ -503,7 +513,6 @@ int32_t Kernel::action(Frame &f, const pack::Action &a, const int64_t *args) {
     }
   };
   Event *hand = f.event >= 0 ? &events_[size_t(f.event)] : nullptr;
-  NumberFault fault = NumberFault::None;
   // A before rule's change to the amount acts on the portions it names.
   auto eachPortion = [&](auto fn) {
     if (!hand)
@@ -526,7 +535,7 @@ int32_t Kernel::action(Frame &f, const pack::Action &a, const int64_t *args) {
     int64_t s = 0;
     for (uint32_t p = 0; p < hand->portionCount; ++p)
       if ((f.portions >> p & 1) && !hand->portions[p].gone)
-        s += hand->portions[p].amount;
+        s = add(s, hand->portions[p].amount, fault);
     return s;
   };
   // Pricing a cost runs only the changes to the amount.
@@ -679,8 +688,6 @@ int32_t Kernel::action(Frame &f, const pack::Action &a, const int64_t *args) {
       }
     if (countingRefs_ && anyActorVars_)
       recountVars(indexOf(args[0]));
-    if (fault != NumberFault::None)
-      apiFault(f, uint32_t(fault));
     return LEDGER_GO;
   }
   case ActionOp::Raise: {
@@ -1031,7 +1038,7 @@ int32_t Kernel::action(Frame &f, const pack::Action &a, const int64_t *args) {
     int64_t cap = args[k++];
     int64_t total = handAmount();
     if (total > cap) {
-      int64_t over = total - cap;
+      int64_t over = sub(total, cap, fault);
       if (hand && hand->portionCount > 0) {
         for (int p = int(hand->portionCount) - 1; p >= 0 && over > 0; --p)
           if (f.portions >> p & 1) {
@@ -1053,7 +1060,7 @@ int32_t Kernel::action(Frame &f, const pack::Action &a, const int64_t *args) {
       if (hand->portionCount > 0) {
         for (uint32_t p = 0; p < hand->portionCount; ++p)
           if ((f.portions >> p & 1) && !hand->portions[p].gone) {
-            hand->portions[p].amount += floor - total;
+            hand->portions[p].amount = add(hand->portions[p].amount, sub(floor, total, fault), fault);
             break;
           }
       } else {

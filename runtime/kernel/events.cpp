@@ -16,6 +16,7 @@ void Kernel::beginMoment() {
   if (momentDepth_++ == 0) {
     chainBase_ = chains_ + 1;
     chainCounts_.clear();
+    chainRepeats_.clear();
     events_.clear();
     givenVars_.clear();
     eventTargets_.clear();
@@ -652,6 +653,26 @@ bool Kernel::withinBudget(uint32_t ei) {
     return false;
   }
   return true;
+}
+
+// A repeat's runs counted against its chain's budget: as many as are left.
+int64_t Kernel::apiRepeat(Frame &f, int64_t times) {
+  size_t at = f.chain >= chainBase_ ? f.chain - chainBase_ : 0;
+  if (at >= chainRepeats_.size())
+    chainRepeats_.resize(at + 1, 0);
+  uint32_t &ran = chainRepeats_[at];
+  int64_t left = int64_t(LEDGER_REPEAT_BUDGET) - int64_t(std::min<uint32_t>(ran, LEDGER_REPEAT_BUDGET));
+  if (times <= left) {
+    ran += uint32_t(times);
+    return times;
+  }
+  if (ran <= LEDGER_REPEAT_BUDGET)
+    fault(Refusal::ChainBudget,
+          "a chain repeated steps more than " + std::to_string(LEDGER_REPEAT_BUDGET) +
+              " times, and the world ended its repeats" +
+              (rulesName_ != kNoId ? " in " + std::string(t_->name(rulesName_)) : ""));
+  ran = LEDGER_REPEAT_BUDGET + 1;
+  return left;
 }
 
 Refusal Kernel::raiseEvent(uint32_t ei) {

@@ -35,11 +35,12 @@ int64_t apiMath(LedgerFrame *f, uint32_t op, int64_t a, int64_t b) {
   return r;
 }
 void apiFault(LedgerFrame *f, uint32_t code) { frameOf(f).world->apiFault(frameOf(f), code); }
+int64_t apiRepeat(LedgerFrame *f, int64_t times) { return frameOf(f).world->apiRepeat(frameOf(f), times); }
 } // namespace
 
 const LedgerKernelApi Kernel::kApi = {&rt::apiRead,      &rt::apiStep, &rt::apiListOpen,
                                      &rt::apiListItem,  &rt::apiListClose, &apiMath,
-                                     &rt::apiFault};
+                                     &rt::apiFault,     &rt::apiRepeat};
 
 Kernel::Kernel(const Pack &pack, uint64_t seed)
     : pack_(&pack), t_(&pack.tables()), ix_(&pack.index()), seed_(seed),
@@ -408,10 +409,12 @@ void Kernel::fault(Refusal reason, const std::string &text) {
 
 // ---- the kernel's C API ------------------------------------------------------------
 
-void Kernel::apiFault(Frame &f, uint32_t code) {
+void Kernel::apiFault(Frame &, uint32_t code) { journalFault(NumberFault(code)); }
+
+void Kernel::journalFault(NumberFault fault) {
   static const char *words[] = {"", "a number past what a number holds", "a division by zero",
                                 "an even root below zero", "a power that is no whole 1 to 9"};
-  (void)f;
+  uint32_t code = uint32_t(fault);
   journal_.fault(now_, std::string("Number: ") + (code < 5 ? words[code] : "a fault"));
 }
 

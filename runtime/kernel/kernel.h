@@ -107,6 +107,8 @@ public:
   int64_t apiListItem(Frame &f, int64_t index);
   void apiListClose(Frame &f);
   void apiFault(Frame &f, uint32_t code);
+  int64_t apiRepeat(Frame &f, int64_t times);
+  void journalFault(NumberFault fault);
 
   static constexpr uint32_t kMaxTagWords = 8;
   static constexpr uint32_t kMaxPortions = pack::kMaxPortions;
@@ -561,6 +563,7 @@ private:
 
   // ---- actions and orders (world_actions.cpp, world_orders.cpp) ------------------------
   int32_t action(Frame &f, const pack::Action &a, const int64_t *args);
+  int32_t runAction(Frame &f, const pack::Action &a, const int64_t *args, NumberFault &fault);
   bool countsAlike(const pack::Action &a, Id countEvent, Id countTag, Id effect) const;
   bool countsNamed(Id countEvent, Id countTag, Id effect, Id event, Id tag) const;
   Id namedTag(pack::TagSet set) const;
@@ -946,6 +949,7 @@ private:
   std::vector<BoundWatch> boundWatch_; // read from boundWatchAt_ on
   size_t boundWatchAt_ = 0;
   std::vector<uint32_t> chainCounts_; // the moment's chains' events, from chainBase_
+  std::vector<uint32_t> chainRepeats_; // and their repeated steps' runs
   uint32_t chainBase_ = 0;
   uint32_t counting_ = 0;           // live instances whose lifetime counts events
   std::vector<uint32_t> wide_;      // live instances of effects heard on every event (PackIndex::wideEffect)

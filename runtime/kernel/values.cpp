@@ -1058,20 +1058,31 @@ Kernel::PoolBounds Kernel::landOnPool(Event &e, Handle a) {
                 carriesAll(e.tags, t_->tags[Id(pack::BuiltinTag::Loss)].closure) ||
                 carriesAll(e.tags, t_->tags[Id(pack::BuiltinTag::Cost)].closure);
   bool isSet = carriesAll(e.tags, t_->tags[Id(pack::BuiltinTag::Set)].closure);
-  if (isSet)
+  bool passed = false;
+  if (isSet) {
     target = amount;
-  else if (lowers)
-    target = sub(before, amount, fault);
-  else
-    target = add(before, std::min(amount, e.upTo == INT64_MAX ? amount : std::max<int64_t>(0, sub(e.upTo, before, fault))), fault);
+  } else if (lowers) {
+    target = subHeld(before, amount, passed);
+  } else {
+    int64_t room = amount;
+    if (e.upTo != INT64_MAX) {
+      bool roomPassed = false;
+      room = std::max<int64_t>(0, subHeld(e.upTo, before, roomPassed));
+    }
+    target = addHeld(before, std::min(amount, room), passed);
+  }
   int64_t after = clampWithin(e.pool, target, bounds);
+  if (passed && after == target)
+    fault = NumberFault::Overflow;
   pools_[i] = after;
   e.before = before;
   e.onPool = true;
   e.after = after;
-  e.landed = isSet ? after - before : (lowers ? before - after : after - before);
-  e.overflow = isSet ? 0 : amount - e.landed;
+  e.landed = isSet ? sub(after, before, fault) : (lowers ? sub(before, after, fault) : sub(after, before, fault));
+  e.overflow = isSet ? 0 : sub(amount, e.landed, fault);
   ++epoch_;
+  if (fault != NumberFault::None)
+    journalFault(fault);
   return bounds;
 }
 

@@ -207,7 +207,7 @@ struct Mock {
   bool nullArgs = false;                          // any call given a null array
 
   Mock() {
-    api = {&read, &step, &listOpen, &listItem, &listClose, &math, &fault};
+    api = {&read, &step, &listOpen, &listItem, &listClose, &math, &fault, &repeat};
     frame = {&api, this, locals.data(), vars.data(), nullptr};
   }
   Mock(const Mock &) = delete;
@@ -260,6 +260,8 @@ struct Mock {
     NumberFault fault = NumberFault::None;
     return op == LEDGER_MATH_POW ? rt::pow(a, int(b), fault) : rt::root(a, int(b), fault);
   }
+  // Every run a repeat asks for: the budget is the world's, tried in plays.
+  static int64_t repeat(LedgerFrame *, int64_t times) { return times; }
   static void fault(LedgerFrame *f, uint32_t code) { of(f).faults.push_back(code); }
 
   int64_t formula(const Pack &p, Id body) {

@@ -262,7 +262,7 @@ struct Mock {
   uint64_t stepCalls = 0;
 
   Mock() {
-    api = {&read, &step, &listOpen, &listItem, &listClose, &math, &fault};
+    api = {&read, &step, &listOpen, &listItem, &listClose, &math, &fault, &repeat};
     frame = {&api, this, locals, vars, nullptr};
   }
   Mock(const Mock &) = delete;
@@ -333,6 +333,8 @@ struct Mock {
                         std::to_string(b));
     return a / 3 + b;
   }
+  // Every run a repeat asks for: the budget is the world's, tried in plays.
+  static int64_t repeat(LedgerFrame *, int64_t times) { return times; }
   static void fault(LedgerFrame *f, uint32_t code) {
     of(f).log.push_back("fault " + std::to_string(code));
   }

@@ -393,7 +393,16 @@ int play(const std::vector<std::string_view> &args) {
   if (!results.empty() && results == journalPath)
     return usageError("--results and --journal write two files: name two");
   ledger::TempDir temp("ledger-play");
-  std::string report, journal;
+  std::string report;
+  // --journal is written as the plays run, never held whole.
+  std::unique_ptr<std::FILE, int (*)(std::FILE *)> journal(nullptr, &std::fclose);
+  if (!journalPath.empty()) {
+    journal.reset(std::fopen(journalPath.c_str(), "w"));
+    if (!journal) {
+      std::fprintf(stderr, "ledger: can't write %s\n", journalPath.c_str());
+      return 2;
+    }
+  }
   ledger::play::Totals totals;
   std::FILE *out = stdout;
   bool refused = false;
@@ -442,8 +451,7 @@ int play(const std::vector<std::string_view> &args) {
         char *buf = nullptr;
         size_t len = 0;
         std::FILE *mem = open_memstream(&buf, &len);
-        ledger::play::runPlays(fe->tree, file, *pack, mem, totals,
-                               journalPath.empty() ? nullptr : &journal);
+        ledger::play::runPlays(fe->tree, file, *pack, mem, totals, journal.get());
         std::fclose(mem);
         std::fwrite(buf, 1, len, out);
         report.append(buf, len);
@@ -468,7 +476,11 @@ int play(const std::vector<std::string_view> &args) {
     std::fclose(f);
     return true;
   };
-  if (!write(results, report) || !write(journalPath, journal))
+  if (journal && (std::fflush(journal.get()) != 0 || std::ferror(journal.get()))) {
+    std::fprintf(stderr, "ledger: can't write %s\n", journalPath.c_str());
+    return 2;
+  }
+  if (!write(results, report))
     return 2;
   return refused || totals.failed ? 1 : 0;
 }

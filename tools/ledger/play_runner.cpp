@@ -30,7 +30,7 @@ class Runner {
 public:
   Runner(const SyntaxTree &tree, const rt::Pack &pack) : tree_(tree), pack_(pack), t_(pack.tables()) {}
 
-  Result run(NodeId play, std::string *journal) {
+  Result run(NodeId play, std::FILE *journal) {
     Result result;
     journal_ = journal;
     world_.emplace(pack_, 0);
@@ -45,8 +45,7 @@ public:
       result.failLine = f.line;
       result.why = f.why;
     }
-    if (journal)
-      *journal += world_->journalText();
+    readOutJournal();
     result.events = world_->journalCount();
     result.genericEvents = world_->genericEvents();
     return result;
@@ -268,6 +267,9 @@ private:
   }
 
   void checkFaults() {
+    for (const auto &[note, matched] : spilledFaults_)
+      if (!matched)
+        throw Failure{lastStepLine_, "a fault no line expects: " + note};
     const auto &j = world_->journal();
     for (size_t i = 0; i < j.size(); ++i)
       if (j[i].fault && !faultMatched_.count(i))
@@ -279,11 +281,48 @@ private:
   // out (--journal) and forgotten: a long play holds one step's entries.
   void step(NodeId n) {
     checkFaults();
-    if (journal_)
-      *journal_ += world_->journalText();
-    world_->forgetJournal();
+    readOutJournal();
     faultMatched_.clear();
+    spilledFaults_.clear();
+    stepSpilled_ = false;
     lastStepLine_ = lineOf(n);
+  }
+
+  void readOutJournal() {
+    if (journal_)
+      std::fputs(world_->journalText().c_str(), journal_);
+    world_->forgetJournal();
+  }
+
+  // A step whose journal grows past kStepJournalKept entries streams: what
+  // it journaled so far is written out and forgotten, its faults kept by
+  // their words for the lines expecting them, so a long advance runs in
+  // bounded memory (reading 163).
+  void spillIfLong() {
+    if (world_->journal().size() <= kStepJournalKept)
+      return;
+    const auto &j = world_->journal();
+    for (size_t i = 0; i < j.size(); ++i)
+      if (j[i].fault)
+        spilledFaults_.emplace(world_->journalNote(j[i].note), false);
+    readOutJournal();
+    stepSpilled_ = true;
+  }
+
+  void advanceTicks(int64_t ticks) {
+    while (ticks > 0) {
+      int64_t stretch = std::min(ticks, kAdvanceStretch);
+      world_->advance(stretch);
+      ticks -= stretch;
+      spillIfLong();
+    }
+  }
+
+  void refuseSpilledStep(NodeId n) {
+    if (stepSpilled_)
+      fail(n, fmt::format("the step before journaled more than {} entries, more than an event line "
+                          "reads: split it into shorter steps",
+                          kStepJournalKept));
   }
 
   void lines(NodeId parent) {
@@ -304,6 +343,7 @@ private:
         if (world_->alive(a))
           world_->raise(t_.turnEvent, a, 0);
       ++rounds_;
+      spillIfLong();
     }
   }
 
@@ -481,7 +521,7 @@ private:
       clock_ = std::max(clock_, to);
       int64_t whole = clock_ / (t_.unitsPerTick * rt::kOne) - world_->now();
       if (whole > 0)
-        world_->advance(whole);
+        advanceTicks(whole);
       return;
     }
     case FormKind::PlayRepeat: {
@@ -575,6 +615,9 @@ private:
       // "each line expecting the faults it matches": every one since the
       // last step, so one line covers two faults of one step.
       bool found = false;
+      for (auto &[note, matched] : spilledFaults_)
+        if (names(note))
+          found = matched = true;
       for (size_t i = 0; i < j.size(); ++i)
         if (j[i].fault && names(world_->journalNote(j[i].note)))
           found = faultMatched_[i] = true;
@@ -816,6 +859,7 @@ private:
   }
 
   int64_t countEvents(NodeId n, NodeId spec, const std::vector<pack::TagSet> &tagged) {
+    refuseSpilledStep(n);
     int64_t count = 0;
     const auto &j = world_->journal();
     std::vector<pack::TagSet> specTagged = tagSetsOf(spec, "tagged");
@@ -825,6 +869,7 @@ private:
   }
 
   size_t firstEvent(NodeId n, NodeId spec) {
+    refuseSpilledStep(n);
     const auto &j = world_->journal();
     std::vector<pack::TagSet> specTagged = tagSetsOf(spec, "tagged");
     for (size_t i = 0; i < j.size(); ++i)
@@ -852,15 +897,22 @@ private:
   std::map<std::string, Saved> saves_;
   std::string lastSave_;
   rt::Outcome last_;
-  std::string *journal_ = nullptr; // where --journal's text goes, if asked
+  // A step's journal kept whole, and the ticks a long advance runs between
+  // looks at it.
+  static constexpr size_t kStepJournalKept = 100'000;
+  static constexpr int64_t kAdvanceStretch = 256;
+
+  std::FILE *journal_ = nullptr; // where --journal's text goes, if asked
   std::map<size_t, bool> faultMatched_;
+  std::map<std::string, bool> spilledFaults_; // a long step's faults read out, by their words
+  bool stepSpilled_ = false;
   uint32_t lastStepLine_ = 0;
 };
 
 } // namespace
 
 void runPlays(const SyntaxTree &tree, uint32_t file, const rt::Pack &pack, std::FILE *out,
-              Totals &totals, std::string *journal) {
+              Totals &totals, std::FILE *journal) {
   const std::string &path = tree.sources->file(tree.files[file].file).path;
   for (NodeId n = tree.fileFirstNode[file]; n != kNone; n = tree.nodes[n].nextSibling) {
     if (tree.nodes[n].kind != FormKind::Play)
@@ -869,7 +921,7 @@ void runPlays(const SyntaxTree &tree, uint32_t file, const rt::Pack &pack, std::
     const Slot *textSlot = tree.slot(n, "text");
     std::string title = textSlot ? std::string(tree.span(file, textSlot->begin, textSlot->end)) : "\"\"";
     if (journal)
-      *journal += fmt::format("play {}:{} {}\n", path, line, title);
+      fmt::print(journal, "play {}:{} {}\n", path, line, title);
     Result r = Runner(tree, pack).run(n, journal);
     totals.events += r.events;
     totals.genericEvents += r.genericEvents;

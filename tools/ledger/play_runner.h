@@ -25,9 +25,9 @@ struct Totals {
 };
 
 // Runs every play in the play file `file` of the tree, on the pack, printing
-// a PASS or FAIL line for each to `out`; the journal of each play is added
-// to `journal` when it isn't null.
+// a PASS or FAIL line for each to `out`; the journal of each play is written
+// to `journal` as it runs when it isn't null.
 void runPlays(const SyntaxTree &tree, uint32_t file, const rt::Pack &pack, std::FILE *out,
-              Totals &totals, std::string *journal);
+              Totals &totals, std::FILE *journal);
 
 } // namespace ledger::play

@@ -583,7 +583,7 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
     for (uint32_t p = 0; p < hand->portionCount; ++p) {
       const Portion &portion = portions_[hand->portionsAt + p];
       if ((f.portions >> p & 1) && !portion.gone)
-        s += portion.amount;
+        s = add(s, portion.amount, fault);
     }
     return s;
   };
@@ -734,8 +734,6 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
       }
     if (countingRefs_ && anyActorVars_)
       recountVars(i);
-    if (fault != NumberFault::None)
-      apiFault(uint32_t(fault));
     break;
   }
   case ActionOp::Raise: {
@@ -902,7 +900,7 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
     int64_t cap = args[k++];
     int64_t total = handAmount();
     if (total > cap) {
-      int64_t over = total - cap;
+      int64_t over = sub(total, cap, fault);
       if (hand && hand->portionCount > 0) {
         for (int p = int(hand->portionCount) - 1; p >= 0 && over > 0; --p)
           if (f.portions >> p & 1) {
@@ -926,7 +924,7 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
         for (uint32_t p = 0; p < hand->portionCount; ++p) {
           Portion &portion = portions_[hand->portionsAt + p];
           if ((f.portions >> p & 1) && !portion.gone) {
-            portion.amount += floor - total;
+            portion.amount = add(portion.amount, sub(floor, total, fault), fault);
             break;
           }
         }
@@ -976,6 +974,10 @@ int32_t World::action(Frame &f, const pack::Action &a, const int64_t *args) {
   default:
     break;
   }
+  // A number a step works out past what a number holds is journaled as the
+  // step ends.
+  if (fault != NumberFault::None)
+    apiFault(uint32_t(fault));
   targetScratch_.truncate(targetsAt);
   return status;
 }

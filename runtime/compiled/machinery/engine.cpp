@@ -216,6 +216,7 @@ int64_t lm_math(LedgerFrame *f, uint32_t op, int64_t a, int64_t b) {
   return r;
 }
 void lm_fault(LedgerFrame *f, uint32_t code) { worldOf(f).apiFault(code); }
+int64_t lm_repeat(LedgerFrame *f, int64_t times) { return worldOf(f).apiRepeat(frameOf(f), times); }
 
 // What the code generator's functions for each definition inline, its id a
 // constant there (catalog.h's lp_landChange …).

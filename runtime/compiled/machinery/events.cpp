@@ -124,6 +124,7 @@ void World::beginMoment() {
   if (momentDepth_++ == 0) {
     chainBase_ = chains_ + 1;
     chainCounts_.clear();
+    chainRepeats_.clear();
     events_.clear();
     portions_.clear();
     givenVars_.clear();
@@ -823,6 +824,27 @@ bool World::countPastBudget(uint32_t at) {
     return false;
   }
   return true;
+}
+
+// A repeat's runs counted against its chain's budget: as many as are left.
+int64_t World::apiRepeat(Frame &f, int64_t times) {
+  uint32_t at = f.chain >= chainBase_ ? f.chain - chainBase_ : 0;
+  if (at >= chainRepeats_.size())
+    chainRepeats_.resize(at + 1, 0);
+  uint32_t &ran = chainRepeats_[at];
+  int64_t left = int64_t(LEDGER_REPEAT_BUDGET) - int64_t(ran < LEDGER_REPEAT_BUDGET ? ran : LEDGER_REPEAT_BUDGET);
+  if (times <= left) {
+    ran += uint32_t(times);
+    return times;
+  }
+  if (ran <= LEDGER_REPEAT_BUDGET) {
+    static const char words[] =
+        "a chain repeated steps more than 2000000 times, and the world ended its repeats";
+    static_assert(LEDGER_REPEAT_BUDGET == 2000000);
+    fault(Refusal::ChainBudget, words, sizeof words - 1, rulesName_);
+  }
+  ran = LEDGER_REPEAT_BUDGET + 1;
+  return left;
 }
 
 // One event through the pipeline: changed by before rules, landed,

@@ -7,9 +7,11 @@ namespace ledger::cw {
 
 using pack::ModOp;
 using rt::add;
+using rt::addHeld;
 using rt::div;
 using rt::mul;
 using rt::sub;
+using rt::subHeld;
 
 namespace {
 // a * b / c, rounded half to even, exact however far it passes int64 (a
@@ -695,26 +697,32 @@ World::PoolBounds World::landOnPool(Event &e, Handle a, Id pool) {
                 carriesAll(e.tags, lp_tags[Id(pack::BuiltinTag::Loss)].closure) ||
                 carriesAll(e.tags, lp_tags[Id(pack::BuiltinTag::Cost)].closure);
   bool isSet = carriesAll(e.tags, lp_tags[Id(pack::BuiltinTag::Set)].closure);
+  bool passed = false;
   if (isSet) {
     target = amount;
   } else if (lowers) {
-    target = sub(before, amount, fault);
+    target = subHeld(before, amount, passed);
   } else {
     int64_t room = amount;
     if (e.upTo != INT64_MAX) {
-      room = sub(e.upTo, before, fault);
+      bool roomPassed = false;
+      room = subHeld(e.upTo, before, roomPassed);
       room = room > 0 ? room : 0;
     }
-    target = add(before, amount < room ? amount : room, fault);
+    target = addHeld(before, amount < room ? amount : room, passed);
   }
   int64_t after = clampWithin(pool, target, bounds);
+  if (passed && after == target)
+    fault = NumberFault::Overflow;
   poolSlot(indexOf(a), pool).amount = after;
   e.before = before;
   e.onPool = 1;
   e.after = after;
-  e.landed = isSet ? after - before : (lowers ? before - after : after - before);
-  e.overflow = isSet ? 0 : amount - e.landed;
+  e.landed = isSet ? sub(after, before, fault) : (lowers ? sub(before, after, fault) : sub(after, before, fault));
+  e.overflow = isSet ? 0 : sub(amount, e.landed, fault);
   ++epoch_;
+  if (fault != NumberFault::None)
+    apiFault(uint32_t(fault));
   return bounds;
 }
 

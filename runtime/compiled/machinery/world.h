@@ -248,6 +248,7 @@ public:
   int64_t apiListItem(Frame &f, int64_t index);
   void apiListClose(Frame &f);
   void apiFault(uint32_t code);
+  int64_t apiRepeat(Frame &f, int64_t times);
 
 private:
   friend struct SaveWalk;
@@ -678,6 +679,7 @@ private:
   uint32_t jobAt_ = 0;
   int momentDepth_ = 0;
   Vec<uint32_t> chainCounts_;
+  Vec<uint32_t> chainRepeats_; // the moment's chains' repeated steps' runs
   uint32_t chainBase_ = 0;
   struct OnceActed {
     uint32_t rule, inst, chain;

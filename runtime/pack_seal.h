@@ -7,9 +7,10 @@
 
 namespace ledger::rt {
 
-// Appends the seal to the shared object at `path`.
-bool sealPack(const std::string &path, std::string &error);
-// Whether the file at `path` ends with the seal of the bytes before it.
+// Appends the seal to a shared object's bytes.
+void seal(std::string &image);
+// Whether the file at `path` ends with the seal of the bytes before it; a
+// file that is no regular one, or past a pack's size, is refused unread.
 bool sealHolds(const std::string &path, std::string &why);
 
 } // namespace ledger::rt

@@ -27,9 +27,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <ctime>
+#include <system_error>
 #include <thread>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace ledger::codegen {
 
@@ -200,62 +205,83 @@ void compileParts(Prepared &pack, const Options &options, std::vector<Part> &par
 
 // ---- linking ------------------------------------------------------------------------
 
-bool writeFile(const std::string &path, ArrayRef<char> bytes, std::string &error) {
-  std::error_code ec;
-  raw_fd_ostream out(path, ec, sys::fs::OF_None);
-  if (!ec) {
-    out.write(bytes.data(), bytes.size());
-    out.close();
-    ec = out.error();
-  }
+std::string cannotWrite(const std::string &path, std::error_code ec) {
+  return fmt::format("cannot write {}: {}", path, ec.message());
+}
+
+// The bytes written and the file closed, a failure at either (a full disk
+// may show only at the close) said, and taken from the stream, whose
+// destructor would otherwise end the process over it.
+bool writeAndClose(raw_fd_ostream &out, const std::string &path, ArrayRef<char> bytes,
+                   std::string &error) {
+  out.write(bytes.data(), bytes.size());
+  out.close();
+  std::error_code ec = out.error();
+  out.clear_error();
   if (ec)
-    error = fmt::format("cannot write {}: {}", path, ec.message());
+    error = cannotWrite(path, ec);
   return !ec;
 }
 
-// Next to outPath, so it lands on the same file system and is found when
-// kept: outPath.o, then outPath.1.o and on for a split pack's other parts.
-bool objectPath(const std::string &outPath, const Options &options, unsigned part,
-                std::string &path, std::string &error) {
-  std::string suffix = part ? fmt::format(".{}.o", part) : std::string(".o");
-  if (options.keepObject) {
-    path = outPath + suffix;
-    return true;
+// A file written whole or not at all: into a file of its own beside path,
+// renamed over it once written, so no one (a game holding the old pack)
+// maps half of it. A device (/dev/null) is written in place, never
+// replaced; a FIFO too, but only while a reader holds it open.
+bool writeWhole(const std::string &path, ArrayRef<char> bytes, std::string &error) {
+  sys::fs::file_status status;
+  if (!sys::fs::status(path, status) && status.type() != sys::fs::file_type::regular_file) {
+    if (status.type() == sys::fs::file_type::directory_file) {
+      error = cannotWrite(path, std::make_error_code(std::errc::is_a_directory));
+      return false;
+    }
+    int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+      error = cannotWrite(path, std::error_code(errno, std::generic_category()));
+      return false;
+    }
+    raw_fd_ostream out(fd, /*shouldClose=*/true);
+    return writeAndClose(out, path, bytes, error);
   }
-  SmallString<256> unique;
+  SmallString<256> temporary;
   int fd = -1;
-  if (std::error_code ec = sys::fs::createUniqueFile(outPath + "-%%%%%%" + suffix, fd, unique)) {
-    error = fmt::format("cannot make a temporary object next to {}: {}", outPath, ec.message());
+  if (std::error_code ec =
+          sys::fs::createUniqueFile(path + "-%%%%%%.tmp", fd, temporary, sys::fs::OF_None,
+                                    sys::fs::all_read | sys::fs::all_write | sys::fs::all_exe)) {
+    error = cannotWrite(path, ec);
     return false;
   }
-  sys::fs::closeFile(fd);
-  path = unique.str().str();
-  return true;
+  raw_fd_ostream out(fd, /*shouldClose=*/true);
+  bool written = writeAndClose(out, path, bytes, error);
+  if (written)
+    if (std::error_code ec = sys::fs::rename(temporary, path)) {
+      error = cannotWrite(path, ec);
+      written = false;
+    }
+  if (!written)
+    sys::fs::remove(temporary);
+  return written;
 }
 
-// The parts' objects written next to outPath, linked into it and sealed.
+// A kept part's object, beside the pack: outPath.o, then outPath.1.o and on
+// for a split pack's other parts.
+std::string keptObjectPath(const std::string &outPath, unsigned part) {
+  return outPath + (part ? fmt::format(".{}.o", part) : std::string(".o"));
+}
+
+// The parts' objects linked into the pack, sealed and written to outPath.
 bool linkParts(const std::vector<Part> &parts, const std::string &outPath, const Options &options,
                std::string &error) {
-  std::vector<std::string> paths;
-  bool written = true;
+  std::vector<ArrayRef<char>> objects;
   for (const Part &part : parts) {
-    std::string path;
-    if (!objectPath(outPath, options, part.index, path, error)) {
-      written = false;
-      break;
-    }
-    paths.push_back(path);
-    if (!writeFile(path, part.object, error)) {
-      written = false;
-      break;
-    }
+    if (options.keepObject && !writeWhole(keptObjectPath(outPath, part.index), part.object, error))
+      return false;
+    objects.push_back(part.object);
   }
-  bool linked =
-      written && detail::linkShared(paths, outPath, error) && rt::sealPack(outPath, error);
-  if (!options.keepObject)
-    for (const std::string &path : paths)
-      sys::fs::remove(path);
-  return linked;
+  std::string image;
+  if (!detail::linkShared(objects, image, error))
+    return false;
+  rt::seal(image);
+  return writeWhole(outPath, ArrayRef<char>(image.data(), image.size()), error);
 }
 
 void addTimes(const std::vector<Part> &parts, unsigned threads, BuildTimes &times) {

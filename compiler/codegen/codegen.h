@@ -39,8 +39,9 @@ struct Options {
   // catalog (the code generator's own tests of bodies, and comparing the two
   // paths with `ledger ir --llvm --generic`).
   bool specialise = true;
-  // Keep the object files (outPath + ".o", and a split pack's other parts'
-  // outPath + ".1.o" and on) after linking, for inspection.
+  // Write the object files the pack is linked from beside it (outPath +
+  // ".o", and a split pack's other parts' outPath + ".1.o" and on), for
+  // inspection: else they are linked from memory, and never written.
   bool keepObject = false;
   // A pack whose bodies are worth more than this many instructions is split
   // into parts compiled side by side: a part costs its setting up and a

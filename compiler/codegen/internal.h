@@ -96,7 +96,8 @@ void optimise(llvm::Module &module, llvm::TargetMachine &machine, OptLevel level
               llvm::ArrayRef<llvm::Function *> coldOnes = {});
 bool emitObject(llvm::Module &module, llvm::TargetMachine &machine,
                 llvm::SmallVectorImpl<char> &object, std::string &error);
-bool linkShared(const std::vector<std::string> &objectPaths, const std::string &outPath,
+// The objects linked into a shared object's bytes, in memory.
+bool linkShared(const std::vector<llvm::ArrayRef<char>> &objects, std::string &image,
                 std::string &error);
 
 } // namespace ledger::codegen::detail

@@ -14,6 +14,17 @@ static const DiagInfo kDiagInfos[] = {
 
 const DiagInfo &diagInfo(DiagKind kind) { return kDiagInfos[static_cast<size_t>(kind)]; }
 
+// A UTF-8 continuation byte starts no character.
+static bool startsCharacter(char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }
+
+std::string quotable(std::string_view text) {
+  size_t kept = 0;
+  for (size_t chars = 0; kept < text.size(); ++kept)
+    if (startsCharacter(text[kept]) && chars++ == kQuotedChars)
+      return std::string(text.substr(0, kept)) + "…";
+  return std::string(text);
+}
+
 void DiagnosticEngine::append(const Diagnostic &diag) {
   if (diag.severity == Severity::Error)
     ++errors_;
@@ -59,11 +70,26 @@ static const char *severityWord(Severity severity) {
   return "error";
 }
 
-// A UTF-8 continuation byte starts no character.
-static bool startsCharacter(char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }
-
 static size_t charactersIn(std::string_view text) {
   return static_cast<size_t>(std::count_if(text.begin(), text.end(), startsCharacter));
+}
+
+// A long line shows the stretch of it around the caret, kShownChars
+// characters from kShownBefore before it, each end cut marked `…`.
+constexpr size_t kShownChars = 160;
+constexpr size_t kShownBefore = 60;
+
+// Where `count` characters before or after byte `at` of text begin.
+static size_t charactersBack(std::string_view text, size_t at, size_t count) {
+  while (at > 0 && count > 0)
+    count -= startsCharacter(text[--at]);
+  return at;
+}
+static size_t charactersOn(std::string_view text, size_t at, size_t count) {
+  for (; at < text.size(); ++at)
+    if (startsCharacter(text[at]) && count-- == 0)
+      break;
+  return at;
 }
 
 static std::string renderOne(const SourceManager &sources, const Diagnostic &diag) {
@@ -75,22 +101,33 @@ static std::string renderOne(const SourceManager &sources, const Diagnostic &dia
   std::string_view line = sources.lineText(diag.loc);
   // Columns count characters, not bytes, so the column an editor shows and
   // the caret stand under the character meant on a line with accents.
-  std::string_view before = line.substr(0, std::min<size_t>(lc.column - 1, line.size()));
-  size_t column = charactersIn(before) + (lc.column - 1 - before.size()) + 1;
+  size_t at = std::min<size_t>(lc.column - 1, line.size());
+  size_t past = lc.column - 1 - at; // columns after the line's end
+  size_t column = charactersIn(line.substr(0, at)) + past + 1;
   std::string text = fmt::format("{}:{}:{}: {}: {}\n", file.path, lc.line, column,
                                  severityWord(diag.severity), diag.message);
+  size_t from = 0, to = line.size();
+  if (charactersIn(line) > kShownChars) {
+    from = charactersBack(line, at, kShownBefore);
+    to = charactersOn(line, from, kShownChars);
+  }
+  std::string caret;
+  if (from > 0) {
+    text += "…";
+    caret += ' ';
+  }
   // A control byte shows as a space, so the line prints whole and the caret
   // stays under it.
-  for (char c : line)
+  for (char c : line.substr(from, to - from))
     text += (static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f ? ' ' : c;
+  if (to < line.size())
+    text += "…";
   text += '\n';
-  std::string caret;
-  for (char c : before)
+  for (char c : line.substr(from, at - from))
     if (startsCharacter(c))
       caret += c == '\t' ? '\t' : ' ';
-  caret.append(column - 1 - caret.size(), ' ');
-  std::string_view marked = lc.column - 1 < line.size() ? line.substr(lc.column - 1, diag.length)
-                                                        : std::string_view();
+  caret.append(past, ' ');
+  std::string_view marked = line.substr(at, std::min<size_t>(diag.length, to - at));
   size_t marks = std::max<size_t>(1, charactersIn(marked));
   caret += '^';
   caret.append(marks - 1, '~');
@@ -117,14 +154,20 @@ static std::tuple<FileId, uint32_t, uint32_t> sourceOrder(const SourceManager &s
   return {loc.file, loc.offset, inner};
 }
 
-void DiagnosticEngine::print(std::FILE *out) const {
+void DiagnosticEngine::print(std::FILE *out, size_t errorLimit) const {
   // Ties keep the order reported.
   std::vector<std::pair<std::tuple<FileId, uint32_t, uint32_t>, size_t>> ordered;
   for (size_t i = 0; i < diags_.size(); ++i)
     ordered.push_back({sourceOrder(sources_, diags_[i].loc), i});
   std::sort(ordered.begin(), ordered.end());
-  for (const auto &[key, index] : ordered)
+  size_t errors = 0;
+  for (const auto &[key, index] : ordered) {
+    if (diags_[index].severity == Severity::Error && errorLimit && errors++ == errorLimit) {
+      std::fputs("fatal error: too many errors emitted, stopping now [--error-limit=]\n", out);
+      return;
+    }
     std::fputs(render(diags_[index]).c_str(), out);
+  }
 }
 
 } // namespace ledger

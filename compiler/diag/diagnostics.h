@@ -9,6 +9,9 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 namespace ledger {
@@ -28,6 +31,11 @@ struct DiagInfo {
 };
 const DiagInfo &diagInfo(DiagKind kind);
 
+// Text a message quotes, cut to its first kQuotedChars characters and `…`,
+// so a token of megabytes makes a message of a line.
+constexpr size_t kQuotedChars = 400;
+std::string quotable(std::string_view text);
+
 struct Diagnostic {
   DiagKind kind;
   Severity severity;
@@ -43,16 +51,15 @@ public:
 
   template <typename... Args>
   Diagnostic &report(DiagKind kind, Loc loc, uint32_t length, const Args &...args) {
-    return add(kind, diagInfo(kind).severity, loc, length,
-               formatMessage(kind, fmt::make_format_args(args...)));
+    return add(kind, diagInfo(kind).severity, loc, length, message(kind, args...));
   }
   // A note on the diagnostic reported last.
   template <typename... Args>
   void note(DiagKind kind, Loc loc, uint32_t length, const Args &...args) {
     if (diags_.empty())
       return;
-    diags_.back().notes.push_back({kind, Severity::Note, loc, length ? length : 1,
-                                   formatMessage(kind, fmt::make_format_args(args...)), {}});
+    diags_.back().notes.push_back(
+        {kind, Severity::Note, loc, length ? length : 1, message(kind, args...), {}});
   }
 
   // Takes a diagnostic another engine over the same sources reported.
@@ -62,11 +69,24 @@ public:
   size_t warningCount() const { return warnings_; }
   const std::vector<Diagnostic> &all() const { return diags_; }
 
-  // Writes every diagnostic in the order reported.
-  void print(std::FILE *out) const;
+  // Writes the diagnostics in source order; past errorLimit errors (0: no
+  // limit) one line says the rest are left out.
+  void print(std::FILE *out, size_t errorLimit = 0) const;
   std::string render(const Diagnostic &diag) const;
 
 private:
+  template <typename Arg> static decltype(auto) shown(const Arg &arg) {
+    if constexpr (std::is_convertible_v<const Arg &, std::string_view>)
+      return ledger::quotable(arg);
+    else
+      return (arg);
+  }
+  template <typename... Args> static std::string message(DiagKind kind, const Args &...args) {
+    auto values = std::make_tuple(shown(args)...);
+    return std::apply(
+        [&](auto &...value) { return formatMessage(kind, fmt::make_format_args(value...)); },
+        values);
+  }
   // A message whose text asks for more values than its caller gave is a
   // compiler bug; it prints the text unfilled rather than stopping the run.
   static std::string formatMessage(DiagKind kind, fmt::format_args args);

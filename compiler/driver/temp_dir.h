@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <system_error>
 #include <vector>
 
 namespace ledger {
@@ -13,7 +14,11 @@ struct TempDir {
   std::string path; // empty when none could be made
 
   explicit TempDir(const char *prefix = "ledger") {
-    std::string base = (std::filesystem::temp_directory_path() / (std::string(prefix) + "-XXXXXX")).string();
+    // $TMPDIR naming no folder leaves the machine's own.
+    std::error_code ec;
+    std::filesystem::path under = std::filesystem::temp_directory_path(ec);
+    std::string base =
+        ((ec ? std::filesystem::path("/tmp") : under) / (std::string(prefix) + "-XXXXXX")).string();
     std::vector<char> buf(base.begin(), base.end());
     buf.push_back(0);
     if (mkdtemp(buf.data()))

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <unordered_set>
 
 namespace ledger::ir {
 
@@ -136,8 +137,10 @@ void Lowerer::declareTags() {
   for (const auto &[n, decl] : decls_.byNamespace[size_t(Namespace::Tag)])
     declared.push_back({{decl.node, uint32_t(n.size())}, n});
   std::sort(declared.begin(), declared.end());
+  // Declared names are told apart already: only a built-in one comes again.
+  const std::unordered_set<std::string> builtIn(order.begin(), order.end());
   for (auto &[key, n] : declared)
-    if (std::find(order.begin(), order.end(), n) == order.end())
+    if (!builtIn.contains(n))
       order.push_back(n);
   t_.tagWords = uint32_t(std::max<size_t>((order.size() + 63) / 64, 1));
   internSet(std::vector<uint64_t>(t_.tagWords, 0)); // set 0: empty

@@ -1,11 +1,15 @@
 #include "load/load.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
-#include <cstring>
+#include <cstdint>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <system_error>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace ledger {
 
@@ -32,6 +36,71 @@ template <typename Fn> void eachLine(const std::string &text, Fn fn) {
   }
 }
 
+// Why a path can't be read, in a diagnostic's words: a link leading
+// nowhere names where it leads; a path through a file leads nowhere too.
+std::string unreadable(const fs::path &p, std::error_code ec) {
+  if (ec == std::errc::no_such_file_or_directory || ec == std::errc::not_a_directory) {
+    std::error_code ignored;
+    if (fs::is_symlink(fs::symlink_status(p, ignored)))
+      return "it is a broken link: `" + fs::read_symlink(p, ignored).string() + "` doesn't exist";
+    return "no such file";
+  }
+  std::string why = ec.message();
+  if (!why.empty())
+    why[0] = char(std::tolower(static_cast<unsigned char>(why[0])));
+  return why;
+}
+
+// What a path that is no regular file is, said in a refusal.
+const char *notAFile(mode_t mode) {
+  if (S_ISDIR(mode))
+    return "it is a folder";
+  if (S_ISFIFO(mode))
+    return "it is a FIFO, not a file";
+  if (S_ISSOCK(mode))
+    return "it is a socket, not a file";
+  return "it is a device, not a file";
+}
+
+// Locations are 32-bit offsets into a file.
+constexpr uint64_t kMaxSourceBytes = UINT32_MAX;
+
+// A regular file's bytes; false with why. Opened without waiting, so a FIFO
+// is refused rather than waited on, and checked before a byte is read, so a
+// device is never read at all.
+bool readRegularFile(const fs::path &p, std::string &text, std::string &why) {
+  int fd = open(p.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    why = unreadable(p, std::error_code(errno, std::generic_category()));
+    return false;
+  }
+  struct stat status;
+  bool ok = false;
+  if (fstat(fd, &status) != 0)
+    why = unreadable(p, std::error_code(errno, std::generic_category()));
+  else if (!S_ISREG(status.st_mode))
+    why = notAFile(status.st_mode);
+  else if (uint64_t(status.st_size) > kMaxSourceBytes)
+    why =
+        "it is " + std::to_string(status.st_size) + " bytes, more than a source file holds (4 GiB)";
+  else
+    ok = true;
+  text.resize(ok ? size_t(status.st_size) : 0);
+  for (size_t done = 0; ok && done < text.size();) {
+    ssize_t n = read(fd, text.data() + done, text.size() - done);
+    if (n > 0)
+      done += size_t(n);
+    else if (n == 0) // cut short as it was read
+      text.resize(done);
+    else if (errno != EINTR) {
+      why = unreadable(p, std::error_code(errno, std::generic_category()));
+      ok = false;
+    }
+  }
+  close(fd);
+  return ok;
+}
+
 class Loader {
 public:
   Loader(SourceManager &sources, DiagnosticEngine &diags) : sources_(sources), diags_(diags) {}
@@ -47,21 +116,11 @@ public:
 
 private:
   bool readFile(const fs::path &p, std::string &text, Loc from, bool hasFrom) {
-    std::error_code ec;
-    if (fs::is_directory(p, ec)) {
-      fail(DiagKind::CannotRead, from, hasFrom, p.string(), "it is a folder");
+    std::string why;
+    if (!readRegularFile(p, text, why)) {
+      fail(DiagKind::CannotRead, from, hasFrom, p.string(), why);
       return false;
     }
-    std::ifstream in(p, std::ios::binary);
-    if (!in) {
-      int why = errno;
-      fail(DiagKind::CannotRead, from, hasFrom, p.string(),
-           !fs::exists(p, ec) ? "no such file" : std::strerror(why));
-      return false;
-    }
-    std::ostringstream buf;
-    buf << in.rdbuf();
-    text = buf.str();
     // A byte-order mark some editors write first says only that the file is
     // UTF-8, which every file is read as.
     if (text.starts_with("\xEF\xBB\xBF"))
@@ -91,11 +150,27 @@ private:
 
   void loadCatalogPath(const fs::path &p, Loc from, bool hasFrom) {
     std::error_code ec;
-    if (fs::is_directory(p, ec)) {
+    fs::file_status status = fs::status(p, ec);
+    // A path there but not to be looked at (a link in a loop) says why; one
+    // not there is said by what it was taken for.
+    if (ec && status.type() != fs::file_type::not_found) {
+      fail(DiagKind::CannotRead, from, hasFrom, p.string(), unreadable(p, ec));
+      return;
+    }
+    if (fs::is_directory(status)) {
+      // Every .ledger entry but a folder: one that can't be read (a broken
+      // link) is said, not passed over.
       std::vector<std::string> names;
-      for (const auto &entry : fs::directory_iterator(p, ec))
-        if (entry.is_regular_file() && entry.path().extension() == ".ledger")
-          names.push_back(entry.path().filename().string());
+      fs::directory_iterator it(p, ec), end;
+      for (; !ec && it != end; it.increment(ec)) {
+        std::error_code ignored;
+        if (it->path().extension() == ".ledger" && !it->is_directory(ignored))
+          names.push_back(it->path().filename().string());
+      }
+      if (ec) {
+        fail(DiagKind::CannotRead, from, hasFrom, p.string(), unreadable(p, ec));
+        return;
+      }
       if (names.empty()) {
         fail(DiagKind::CatalogFolderEmpty, from, hasFrom, p.string());
         return;
@@ -117,7 +192,12 @@ private:
   }
 
   void loadList(const fs::path &p, Loc from, bool hasFrom) {
-    std::string key = fs::weakly_canonical(p).string();
+    std::error_code ec;
+    std::string key = fs::weakly_canonical(p, ec).string();
+    if (ec) {
+      fail(DiagKind::CannotRead, from, hasFrom, p.string(), unreadable(p, ec));
+      return;
+    }
     if (std::find(openLists_.begin(), openLists_.end(), key) != openLists_.end()) {
       fail(DiagKind::CatalogCycle, from, hasFrom, p.string());
       return;

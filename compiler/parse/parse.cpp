@@ -175,6 +175,7 @@ private:
 
     furthest_ = begin;
     expectedWhat_.clear();
+    saidTooDeep_ = false;
     std::vector<uint32_t> candidates;
     std::string_view first = text(begin);
     for (const FormPattern &form : table_.forms) {
@@ -243,6 +244,10 @@ private:
       }
     }
 
+    // A line too deep to read is refused for that alone: what it fails to
+    // match past the depth is no fault of its own.
+    if (saidTooDeep_)
+      return kNone;
     if (candidates.empty() || (keyed == 0 && (furthest_ == begin || isKeyword(first)))) {
       diags_.report(DiagKind::UnknownForm, tree_.loc(file_, begin), tokenLength(begin), first,
                     ctxDescription(ctx));

@@ -31,9 +31,14 @@ void Checker::declareName(RefKind kind, uint32_t file, uint32_t tok, NodeId node
                 length(first.file, first.token), name);
 }
 
+// Tags nest as deep as formulas and blocks may: each parent's whole name is
+// declared, so a deeper tag would cost the square of its length.
+constexpr uint32_t kMaxTagDepth = 200;
+
 // A dotted tag declares its parents; a tag may be said again.
 void Checker::declareTag(uint32_t file, uint32_t begin, uint32_t end, NodeId node) {
   std::string name;
+  uint32_t depth = 0;
   for (uint32_t t = begin; t < end; ++t) {
     if (tree_.token(file, t).kind == TokenKind::Dot) {
       name += '.';
@@ -43,6 +48,10 @@ void Checker::declareTag(uint32_t file, uint32_t begin, uint32_t end, NodeId nod
     if (among(kReserved, part)) {
       diags_.report(DiagKind::ReservedName, tree_.loc(file, t), length(file, t), part,
                     reservedWhat(part));
+      return;
+    }
+    if (++depth > kMaxTagDepth) {
+      diags_.report(DiagKind::TagTooDeep, tree_.loc(file, t), length(file, t), kMaxTagDepth);
       return;
     }
     name += part;

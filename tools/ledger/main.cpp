@@ -12,6 +12,7 @@
 #include <llvm/Config/llvm-config.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <ctime>
@@ -32,11 +33,12 @@ Ledger compiles game-rule catalogs written in the ledger language into
 native content packs, and plays their scenarios.
 
 commands:
-  check PATH [--dump]   read and check a catalog (.ledger file, .catalog list
+  check PATH [--dump] [--error-limit=N]
+                        read and check a catalog (.ledger file, .catalog list
                         or folder) or a .play file and the catalog it names;
                         --dump prints the checked syntax tree
   build PATH -o PACK [--time] [--jobs N] [--split-above N]
-        [--inline-machinery] [--keep-objects]
+        [--inline-machinery] [--keep-objects] [--error-limit=N]
                         compile a catalog into a content pack (.so); --time
                         says where the time went, --jobs how many threads
                         compile a large pack's parts (default: one a core),
@@ -48,7 +50,7 @@ commands:
                         --keep-objects keeps each part's object file beside
                         the pack (PACK.o, PACK.1.o, ...)
   play FILE... [--engine compiled|reference] [--pack PACK] [--results OUT]
-       [--journal OUT] [--stats] [--no-cache] [--verbose]
+       [--journal OUT] [--stats] [--no-cache] [--verbose] [--error-limit=N]
                         run the plays of .play files (a folder: every one in
                         it) against their catalogs, on a pack built for each
                         (compiled, the default), one built before (--pack,
@@ -65,17 +67,21 @@ commands:
                         again while the catalog and `ledger` are unchanged;
                         --no-cache builds afresh and keeps nothing, --verbose
                         says of each pack whether it was cached or built
-  ir PATH [--llvm [--generic]]
+  ir PATH [--llvm [--generic]] [--error-limit=N]
                         print a catalog's IR, or with --llvm the optimised
                         LLVM IR of its pack (--generic: the pack its bodies
                         would make for the generic kernel)
 
 options:
+  --error-limit=N       print the first N errors of a file's content, then
+                        one line saying the rest are left out (default 20;
+                        0: every error)
   --help                show this help
   --version             show the version
 
-exit status: 0 when accepted, 1 when the content is refused, 2 on a bad
-command line or a command that isn't built yet.
+exit status: 0 when accepted, 1 when the content is refused or a file
+can't be read or written, 2 on a bad command line or a command that isn't
+built yet.
 )";
 
 int usageError(const char *message) {
@@ -84,26 +90,50 @@ int usageError(const char *message) {
   return 2;
 }
 
+// Clang's default: the first errors are the ones to read, and a file of
+// noise makes thousands.
+constexpr size_t kDefaultErrorLimit = 20;
+constexpr std::string_view kErrorLimitOption = "--error-limit=";
+
+// `--error-limit=N`'s count into limit; false when N is no count.
+bool readErrorLimit(std::string_view arg, size_t &limit) {
+  std::string_view count = arg.substr(kErrorLimitOption.size());
+  auto [end, failed] = std::from_chars(count.data(), count.data() + count.size(), limit);
+  return !count.empty() && failed == std::errc() && end == count.data() + count.size();
+}
+
+int errorLimitError() { return usageError("--error-limit=N takes a count of errors, 0 for all"); }
+
+// The front end's diagnostics, and a count when the content is refused.
+void printDiagnostics(const ledger::Frontend &fe, size_t errorLimit) {
+  fe.diags.print(stderr, errorLimit);
+  if (!fe.ok())
+    std::fprintf(stderr, "%zu error%s, %zu warning%s\n", fe.diags.errorCount(),
+                 fe.diags.errorCount() == 1 ? "" : "s", fe.diags.warningCount(),
+                 fe.diags.warningCount() == 1 ? "" : "s");
+}
+
 // Loads and checks a catalog and lowers it, printing what was refused.
-std::unique_ptr<ledger::Frontend> loadAndLower(const std::string &path, ledger::pack::Tables &tables) {
+std::unique_ptr<ledger::Frontend> loadAndLower(const std::string &path,
+                                               ledger::pack::Tables &tables, size_t errorLimit) {
   auto fe = ledger::runFrontend(path);
   if (fe->ok())
     tables = ledger::ir::lower(fe->tree, fe->decls, fe->diags);
-  fe->diags.print(stderr);
-  if (!fe->ok())
-    std::fprintf(stderr, "%zu error%s, %zu warning%s\n", fe->diags.errorCount(),
-                 fe->diags.errorCount() == 1 ? "" : "s", fe->diags.warningCount(),
-                 fe->diags.warningCount() == 1 ? "" : "s");
+  printDiagnostics(*fe, errorLimit);
   return fe;
 }
 
 int check(const std::vector<std::string_view> &args) {
   std::string path;
   bool dump = false;
+  size_t errorLimit = kDefaultErrorLimit;
   for (std::string_view arg : args) {
     if (arg == "--dump")
       dump = true;
-    else if (!arg.empty() && arg[0] == '-')
+    else if (arg.starts_with(kErrorLimitOption)) {
+      if (!readErrorLimit(arg, errorLimit))
+        return errorLimitError();
+    } else if (!arg.empty() && arg[0] == '-')
       return usageError(("check: unknown option " + std::string(arg)).c_str());
     else if (path.empty())
       path = arg;
@@ -123,27 +153,25 @@ int check(const std::vector<std::string_view> &args) {
       if (diag.kind != ledger::DiagKind::NotRunYet)
         fe->diags.append(diag);
   }
-  fe->diags.print(stderr);
+  printDiagnostics(*fe, errorLimit);
   if (dump)
     std::fputs(ledger::dumpTree(fe->tree).c_str(), stdout);
-  if (!fe->ok()) {
-    std::fprintf(stderr, "%zu error%s, %zu warning%s\n", fe->diags.errorCount(),
-                 fe->diags.errorCount() == 1 ? "" : "s", fe->diags.warningCount(),
-                 fe->diags.warningCount() == 1 ? "" : "s");
-    return 1;
-  }
-  return 0;
+  return fe->ok() ? 0 : 1;
 }
 
 int ir(const std::vector<std::string_view> &args) {
   std::string path;
   bool llvm = false, generic = false;
+  size_t errorLimit = kDefaultErrorLimit;
   for (std::string_view arg : args) {
     if (arg == "--llvm")
       llvm = true;
     else if (arg == "--generic")
       generic = true;
-    else if (arg.starts_with("-") || !path.empty())
+    else if (arg.starts_with(kErrorLimitOption)) {
+      if (!readErrorLimit(arg, errorLimit))
+        return errorLimitError();
+    } else if (arg.starts_with("-") || !path.empty())
       return usageError("ir takes one path, a catalog, and --llvm [--generic]");
     else
       path = arg;
@@ -151,7 +179,7 @@ int ir(const std::vector<std::string_view> &args) {
   if (path.empty())
     return usageError("ir takes one path: a catalog");
   ledger::pack::Tables tables;
-  auto fe = loadAndLower(path, tables);
+  auto fe = loadAndLower(path, tables, errorLimit);
   if (!fe->ok())
     return 1;
   if (generic && !llvm)
@@ -169,6 +197,12 @@ int ir(const std::vector<std::string_view> &args) {
   return 0;
 }
 
+// What stops a command over a file: one line, and the status it ends with.
+int fileError(const std::string &message) {
+  std::fprintf(stderr, "ledger: error: %s\n", message.c_str());
+  return 1;
+}
+
 // Builds a compiled pack of the tables at out; false, having said why.
 bool buildPackFile(const ledger::pack::Tables &tables, const std::string &out,
                    const ledger::codegen::Options &options = {}) {
@@ -176,7 +210,7 @@ bool buildPackFile(const ledger::pack::Tables &tables, const std::string &out,
   std::string error;
   if (!ledger::codegen::buildPack(tables, blob, ledger::pack::catalogHash(tables), out, error,
                                   options)) {
-    std::fprintf(stderr, "ledger: can't build the pack: %s\n", error.c_str());
+    fileError(error);
     return false;
   }
   return true;
@@ -190,21 +224,26 @@ bool isContent(const std::string &path) {
   return false;
 }
 
-// The .play files a path names: itself, or a folder's, in order, at any depth.
-bool playFiles(const std::string &path, std::vector<std::string> &files) {
+// The .play files a path names: itself, or a folder's, in order, at any
+// depth (one that can't be read, a broken link, among them, for the loader
+// to say why); the error that stopped the folder's walk, if one did.
+std::error_code playFiles(const std::string &path, std::vector<std::string> &files) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::is_directory(path, ec)) {
     files.push_back(path);
-    return true;
+    return {};
   }
   std::vector<std::string> found;
-  for (fs::recursive_directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec))
-    if (it->is_regular_file(ec) && it->path().extension() == ".play")
+  fs::recursive_directory_iterator it(path, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    std::error_code ignored;
+    if (it->path().extension() == ".play" && !it->is_directory(ignored))
       found.push_back(it->path().string());
+  }
   std::sort(found.begin(), found.end());
   files.insert(files.end(), found.begin(), found.end());
-  return !found.empty();
+  return ec;
 }
 
 // Seconds of CPU the process has run, every thread's.
@@ -238,6 +277,7 @@ void printTimes(double frontEnd, const ledger::codegen::BuildTimes &times, doubl
 int build(const std::vector<std::string_view> &args) {
   std::string path, out;
   bool time = false;
+  size_t errorLimit = kDefaultErrorLimit;
   ledger::codegen::Options options;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "-o" && i + 1 < args.size())
@@ -261,7 +301,10 @@ int build(const std::vector<std::string_view> &args) {
       options.inlineMachinery = true;
     else if (args[i] == "--keep-objects")
       options.keepObject = true;
-    else if (args[i].starts_with("-") || !path.empty())
+    else if (args[i].starts_with(kErrorLimitOption)) {
+      if (!readErrorLimit(args[i], errorLimit))
+        return errorLimitError();
+    } else if (args[i].starts_with("-") || !path.empty())
       return usageError("build takes a catalog and -o PACK");
     else
       path = args[i];
@@ -276,7 +319,7 @@ int build(const std::vector<std::string_view> &args) {
   auto start = std::chrono::steady_clock::now();
   double cpuStart = processSeconds();
   ledger::pack::Tables tables;
-  auto fe = loadAndLower(path, tables);
+  auto fe = loadAndLower(path, tables, errorLimit);
   if (!fe->ok())
     return 1;
   double frontEnd = processSeconds() - cpuStart;
@@ -296,12 +339,16 @@ int build(const std::vector<std::string_view> &args) {
 std::unique_ptr<ledger::rt::Pack> freshPack(const ledger::pack::Tables &tables,
                                             const std::string &so, const std::string &file,
                                             bool verbose) {
+  if (so.empty()) {
+    fileError("can't make a temporary folder for the pack");
+    return nullptr;
+  }
   if (!buildPackFile(tables, so))
     return nullptr;
   std::string why;
   std::unique_ptr<ledger::rt::Pack> pack = ledger::rt::Pack::load(so, why);
   if (!pack)
-    std::fprintf(stderr, "ledger: the pack %s is refused: %s\n", so.c_str(), why.c_str());
+    fileError("the pack " + so + " is refused: " + why);
   else if (verbose)
     std::fprintf(stderr, "pack: built for %s, not kept\n", file.c_str());
   return pack;
@@ -323,7 +370,7 @@ std::unique_ptr<ledger::rt::Pack> cachedPack(const ledger::pack::Tables &tables,
     return freshPack(tables, so, file, verbose);
   }
   if (!found.pack) {
-    std::fprintf(stderr, "ledger: can't build the pack: %s\n", found.error.c_str());
+    fileError(found.error);
     return nullptr;
   }
   if (found.source == ledger::cache::Source::Rebuilt)
@@ -359,6 +406,7 @@ int play(const std::vector<std::string_view> &args) {
   std::vector<std::string> files;
   std::string engine = "compiled", results, journalPath, packPath;
   bool stats = false, useCache = true, verbose = false;
+  size_t errorLimit = kDefaultErrorLimit;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--engine" && i + 1 < args.size())
       engine = args[++i];
@@ -374,10 +422,19 @@ int play(const std::vector<std::string_view> &args) {
       useCache = false;
     else if (args[i] == "--verbose")
       verbose = true;
-    else if (args[i].starts_with("-"))
+    else if (args[i].starts_with(kErrorLimitOption)) {
+      if (!readErrorLimit(args[i], errorLimit))
+        return errorLimitError();
+    } else if (args[i].starts_with("-"))
       return usageError(("play: unknown option " + std::string(args[i])).c_str());
-    else if (!playFiles(std::string(args[i]), files))
-      return usageError(("play: the folder " + std::string(args[i]) + " holds no .play file").c_str());
+    else {
+      size_t before = files.size();
+      if (std::error_code ec = playFiles(std::string(args[i]), files))
+        return fileError("can't read the folder " + std::string(args[i]) + ": " + ec.message());
+      if (files.size() == before)
+        return usageError(
+            ("play: the folder " + std::string(args[i]) + " holds no .play file").c_str());
+    }
   }
   if (files.empty())
     return usageError("play needs one or more .play files");
@@ -398,10 +455,8 @@ int play(const std::vector<std::string_view> &args) {
   std::unique_ptr<std::FILE, int (*)(std::FILE *)> journal(nullptr, &std::fclose);
   if (!journalPath.empty()) {
     journal.reset(std::fopen(journalPath.c_str(), "w"));
-    if (!journal) {
-      std::fprintf(stderr, "ledger: can't write %s\n", journalPath.c_str());
-      return 2;
-    }
+    if (!journal)
+      return fileError("cannot write " + journalPath + ": " + std::strerror(errno));
   }
   ledger::play::Totals totals;
   std::FILE *out = stdout;
@@ -417,7 +472,7 @@ int play(const std::vector<std::string_view> &args) {
   };
   for (size_t f = 0; f < files.size(); ++f) {
     ledger::pack::Tables tables;
-    auto fe = loadAndLower(files[f], tables);
+    auto fe = loadAndLower(files[f], tables, errorLimit);
     if (!fe->ok()) {
       refuse(files[f], "refused as it was read, so none of its plays ran");
       continue;
@@ -432,12 +487,12 @@ int play(const std::vector<std::string_view> &args) {
       if (pack && pack->hash() != hash)
         why = "it was built from another catalog than " + files[f] + "'s";
       if (!pack || pack->hash() != hash) {
-        std::fprintf(stderr, "ledger: the pack %s is refused: %s\n", packPath.c_str(), why.c_str());
+        fileError("the pack " + packPath + " is refused: " + why);
         refuse(files[f], "its pack is refused, so none of its plays ran");
         continue;
       }
     } else {
-      std::string so = temp.path + "/pack" + std::to_string(f) + ".so";
+      std::string so = temp.path.empty() ? "" : temp.path + "/pack" + std::to_string(f) + ".so";
       std::string cacheFolder = useCache ? ledger::cache::folder() : std::string();
       pack = cacheFolder.empty() ? freshPack(tables, so, files[f], verbose)
                                  : cachedPack(tables, cacheFolder, so, files[f], verbose);
@@ -464,25 +519,33 @@ int play(const std::vector<std::string_view> &args) {
             std::to_string(totals.genericEvents) + " on the generic path\n" + tally;
   std::fputs(tally.c_str(), out);
   report += tally;
+  // A report that can't be written whole (a full disk: at the write or at
+  // the close) is said, not passed over.
   auto write = [](const std::string &path, const std::string &text) {
     if (path.empty())
       return true;
+    errno = 0;
     std::FILE *f = std::fopen(path.c_str(), "w");
-    if (!f) {
-      std::fprintf(stderr, "ledger: can't write %s\n", path.c_str());
-      return false;
-    }
-    std::fwrite(text.data(), 1, text.size(), f);
-    std::fclose(f);
-    return true;
+    bool written = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    if (f && std::fclose(f) != 0)
+      written = false;
+    if (!written)
+      fileError("cannot write " + path + ": " + (errno ? std::strerror(errno) : "a short write"));
+    return written;
   };
-  if (journal && (std::fflush(journal.get()) != 0 || std::ferror(journal.get()))) {
-    std::fprintf(stderr, "ledger: can't write %s\n", journalPath.c_str());
-    return 2;
-  }
+  if (journal && (std::fflush(journal.get()) != 0 || std::ferror(journal.get())))
+    return fileError("cannot write " + journalPath + ": " + std::strerror(errno));
   if (!write(results, report))
-    return 2;
+    return 1;
   return refused || totals.failed ? 1 : 0;
+}
+
+// Output that never reached stdout (a full disk behind a redirection) fails
+// the command, as a file it was told to write would.
+int flushed(int status) {
+  if (std::fflush(stdout) != 0 || std::ferror(stdout))
+    return fileError(std::string("cannot write the standard output: ") + std::strerror(errno));
+  return status;
 }
 
 } // namespace
@@ -502,12 +565,12 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (command == "check")
-    return check(rest);
+    return flushed(check(rest));
   if (command == "ir")
-    return ir(rest);
+    return flushed(ir(rest));
   if (command == "build")
-    return build(rest);
+    return flushed(build(rest));
   if (command == "play")
-    return play(rest);
+    return flushed(play(rest));
   return usageError(("unknown command `" + std::string(command) + "`").c_str());
 }

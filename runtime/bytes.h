@@ -2,7 +2,8 @@
 // ship on are, with no padding: a pack's blob and a world's save. A record
 // type names its fields with a `fields(record)` found beside it; a reader
 // given a count its bytes can't hold, or run past their end, stops and says
-// so, and whatever read it is refused whole.
+// so, and whatever read it is refused whole. What it reads is trusted no
+// further: its reader checks each index and time before using it.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +18,18 @@ namespace ledger::bytes {
 
 template <typename T>
 concept Record = requires(T &r) { fields(r); };
+
+// The bytes a T takes as written: its fields', with no padding.
+template <typename T> size_t encodedSize() {
+  if constexpr (Record<T>) {
+    T probe{};
+    return std::apply(
+        [](auto &...f) { return (encodedSize<std::remove_cvref_t<decltype(f)>>() + ... + 0); },
+        fields(probe));
+  } else {
+    return sizeof(T);
+  }
+}
 
 struct Writer {
   std::string out;
@@ -70,7 +83,9 @@ struct Reader {
   }
   template <typename... F> void pods(F &...fields) { (pod(fields), ...); }
   // A count, then each item as the caller walks it. Every item takes at
-  // least a byte: a count past the bytes left is damage.
+  // least a byte: a count past the bytes left is damage. Items are made as
+  // they are read, so a count the bytes can't hold runs out of bytes, not
+  // of memory.
   template <typename T, typename Walk> void each(std::vector<T> &items, Walk walk) {
     uint64_t n = 0;
     pod(n);
@@ -78,12 +93,22 @@ struct Reader {
       ok = false;
       return;
     }
+    items.clear();
+    for (uint64_t k = 0; k < n && ok; ++k)
+      walk(items.emplace_back());
+  }
+  // A count of items each as wide as written: one past what the bytes left
+  // hold is refused before any is made.
+  template <typename T> void vec(std::vector<T> &items) {
+    uint64_t n = 0;
+    pod(n);
+    if (!ok || n > (in.size() - at) / encodedSize<T>()) {
+      ok = false;
+      return;
+    }
     items.resize(n);
     for (T &item : items)
-      walk(item);
-  }
-  template <typename T> void vec(std::vector<T> &items) {
-    each(items, [&](T &item) { pod(item); });
+      pod(item);
   }
   void strings(std::vector<std::string> &items) {
     each(items, [&](std::string &s) {

@@ -45,18 +45,24 @@ void Journal::fault(int64_t tick, const std::string &note) {
   record(j, nullptr, &note);
 }
 
-bool Journal::holds(std::string &why) const {
+bool Journal::holds(const pack::Tables &t, std::string &why) const {
   if (mode_ != JournalMode::Keep && mode_ != JournalMode::HashOnly && mode_ != JournalMode::Off) {
-    why = "a journal kept in no way the world has";
+    why = "the save is damaged: a journal kept in no way the world has";
     return false;
   }
-  for (const JournalEntry &j : entries_)
-    if ((mode_ == JournalMode::Keep &&
-         (j.tagsAt > tags_.size() || tags_.size() - j.tagsAt < tagWords_)) ||
-        (j.fault && j.note >= notes_.size())) {
-      why = "a journal entry past its tags or notes";
+  auto names = [](pack::Id id, size_t count) { return id == pack::kNoId || id < count; };
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    const JournalEntry &j = entries_[i];
+    bool fits = j.tagsAt <= tags_.size() && tags_.size() - j.tagsAt >= tagWords_ &&
+                (j.fault ? j.note < notes_.size()
+                         : j.event < t.events.size() && names(j.effect, t.effects.size()) &&
+                               names(j.ability, t.abilities.size()) && names(j.pool, t.values.size()));
+    if (!fits) {
+      why = "the save is damaged: journal entry " + std::to_string(i) +
+            " names what its pack or its journal lacks";
       return false;
     }
+  }
   return true;
 }
 

@@ -70,8 +70,9 @@ public:
     io.strings(notes_);
     io.pods(mode_, count_, hash_);
   }
-  // Whether what a save read holds together; false, with why, if not.
-  bool holds(std::string &why) const;
+  // Whether what a save read holds together, every id an entry holds one
+  // of the pack's; false, with why, if not.
+  bool holds(const pack::Tables &t, std::string &why) const;
 
 private:
   uint32_t tagWords_;

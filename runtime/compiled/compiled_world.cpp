@@ -1,6 +1,6 @@
 #include "compiled/compiled_world.h"
 
-#include "bytes.h"
+#include "save_envelope.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -17,10 +17,10 @@ void *reallocate(void *, void *block, uint64_t bytes) {
   return std::realloc(block, bytes);
 }
 
-constexpr char kSaveMagic[8] = {'L', 'E', 'D', 'G', 'S', 'A', 'V', 'E'};
 // A compiled world's save: the envelope's format, apart from the generic
-// kernel's (runtime/kernel/save.cpp), so neither reads the other's.
-constexpr uint32_t kSaveFormat = 1001;
+// kernel's (runtime/kernel/save.cpp), so neither reads the other's (1002:
+// the envelope's body hash).
+constexpr uint32_t kSaveFormat = 1002;
 
 std::vector<LedgerGiven> given(const Given &g) {
   std::vector<LedgerGiven> out;
@@ -168,47 +168,24 @@ void CompiledWorld::keepFrom(const CompiledWorld &replaced) {
 }
 
 std::string CompiledWorld::saveBytes() const {
-  bytes::Writer w;
-  w.out.assign(kSaveMagic, sizeof kSaveMagic);
-  w.pod(kSaveFormat);
-  w.pod(pack_->hash());
-  engine_->save(world_, &w.out, [](void *context, const void *bytes, uint64_t size) {
+  std::string out = saves::begin(kSaveFormat, pack_->hash());
+  engine_->save(world_, &out, [](void *context, const void *bytes, uint64_t size) {
     static_cast<std::string *>(context)->append(static_cast<const char *>(bytes), size);
   });
-  return std::move(w.out);
+  saves::seal(out);
+  return out;
 }
 
 std::unique_ptr<CompiledWorld> CompiledWorld::loadSave(const Pack &pack, std::string_view bytes,
                                                        std::string &why) {
-  if (bytes.size() < sizeof kSaveMagic ||
-      bytes.compare(0, sizeof kSaveMagic, kSaveMagic, sizeof kSaveMagic) != 0) {
-    why = "not a ledger save";
+  std::string_view body;
+  if (!saves::open(bytes, kSaveFormat, pack.hash(), body, why))
     return nullptr;
-  }
-  bytes::Reader r{bytes.substr(sizeof kSaveMagic)};
-  uint32_t format = 0;
-  uint64_t hash = 0;
-  r.pod(format);
-  r.pod(hash);
-  if (!r.ok) {
-    why = "it is cut short or damaged";
-    return nullptr;
-  }
-  if (format != kSaveFormat) {
-    why = "a save of format " + std::to_string(format) + ", and this runtime reads format " +
-          std::to_string(kSaveFormat);
-    return nullptr;
-  }
-  if (hash != pack.hash()) {
-    why = "a save of another catalog: its pack's hash isn't this pack's";
-    return nullptr;
-  }
   // The host the world answers to is the CompiledWorld's own: made first,
   // then handed the world the pack reads back.
   std::unique_ptr<CompiledWorld> world(new CompiledWorld(pack, nullptr));
   const char *refused = nullptr;
-  std::string_view rest = r.in.substr(r.at);
-  world->world_ = pack.engine()->load(&world->host_, rest.data(), rest.size(), &refused);
+  world->world_ = pack.engine()->load(&world->host_, body.data(), body.size(), &refused);
   if (!world->world_) {
     why = refused ? refused : "it is damaged";
     return nullptr;

@@ -212,7 +212,7 @@ Handle Kernel::makeActor(Id archetype, Handle creator, const Given &withs, uint3
   bool reused = i != kNoSlot;
   if (reused) {
     forgetSlot(i);
-    uint32_t gen = actors_[i].gen + 1;
+    uint32_t gen = nextGen(actors_[i].gen);
     actors_[i] = {};
     actors_[i].gen = gen;
   } else {

@@ -136,7 +136,7 @@ uint32_t Kernel::newInstance(Event &e, uint32_t eventIndex) {
   if (!freeInsts_.empty()) {
     i = freeInsts_.back();
     freeInsts_.pop_back();
-    uint32_t gen = insts_[i].gen + 1;
+    uint32_t gen = nextGen(insts_[i].gen);
     kept = insts_[i].storage;
     insts_[i] = Instance{};
     insts_[i].gen = gen;

@@ -130,7 +130,7 @@ std::string Kernel::handleName(Handle h) const {
 
 Handle Kernel::make(Id archetype, const std::vector<std::pair<Id, Handle>> &links) {
   // An archetype or a link its pack lacks makes no one (docs/readings.md 134).
-  if (archetype != kNoId && archetype >= t_->archetypes.size())
+  if (archetype >= t_->archetypes.size())
     return 0;
   for (auto [l, to] : links)
     if (l >= t_->links.size())

@@ -294,6 +294,9 @@ private:
   }
   static uint32_t indexOf(Handle h) { return uint32_t(uint64_t(h) & 0xffffffffu) - 1; }
   static uint32_t genOf(Handle h) { return uint32_t(uint64_t(h) >> 32); }
+  // A slot's next generation: past the last, round to 1, never to 0, which
+  // no slot has.
+  static uint32_t nextGen(uint32_t gen) { return gen == UINT32_MAX ? 1 : gen + 1; }
   Actor *actor(Handle h) {
     uint32_t i = indexOf(h);
     return h == 0 || i >= actors_.size() || actors_[i].gen != genOf(h) ? nullptr : &actors_[i];
@@ -1040,6 +1043,20 @@ private:
 
   template <typename IO> void walkSave(IO &io);
   bool saveHolds(std::string &why) const;
+  bool savedSizesHold(std::string &why) const;
+  bool savedActorsHold(std::string &why) const;
+  bool savedInstancesHold(std::string &why) const;
+  bool savedStacksHold(const Instance &in) const;
+  bool savedTimesHold(const Instance &in) const;
+  bool savedListsHold(std::string &why) const;
+  bool savedTimersHold(std::string &why) const;
+  bool savedWaitsTimed(std::string &why) const;
+  bool fixedInterval(const pack::Rule &rule) const;
+  bool savedHandleFits(Handle h) const;
+  bool savedWithinBounds(Id value, int64_t v) const;
+  bool plainNumber(Id body, int64_t &n) const;
+  __int128 savedClockNow(uint32_t ai, int32_t clock) const;
+  __int128 savedPoolClock(uint32_t ai, Id pool) const;
 
   bool covering_ = false;
   Coverage coverage_;

@@ -1078,7 +1078,8 @@ Kernel::PoolBounds Kernel::landOnPool(Event &e, Handle a) {
   e.before = before;
   e.onPool = true;
   e.after = after;
-  e.landed = isSet ? sub(after, before, fault) : (lowers ? sub(before, after, fault) : sub(after, before, fault));
+  // Past what a number holds, each reads 0, as a formula's does (reading 49).
+  e.landed = isSet || !lowers ? sub(after, before, fault) : sub(before, after, fault);
   e.overflow = isSet ? 0 : sub(amount, e.landed, fault);
   ++epoch_;
   if (fault != NumberFault::None)

@@ -50,15 +50,17 @@ commands:
                         --keep-objects keeps each part's object file beside
                         the pack (PACK.o, PACK.1.o, ...)
   play FILE... [--engine compiled|reference] [--pack PACK] [--results OUT]
-       [--journal OUT] [--stats] [--no-cache] [--verbose] [--error-limit=N]
+       [--journal OUT] [--saves DIR] [--stats] [--no-cache] [--verbose] [--error-limit=N]
                         run the plays of .play files (a folder: every one in
                         it) against their catalogs, on a pack built for each
                         (compiled, the default), one built before (--pack,
                         refused unless it is the catalog's) or the reference
                         engine; --results writes the PASS and FAIL lines to
                         OUT too, --journal every play's journal as it ran
-                        (a stretch a rewind went back on too); a file
-                        refused as it is read is one failure; --stats says
+                        (a stretch a rewind went back on too), --saves the
+                        bytes of each save a play takes into DIR (FILE-N.save,
+                        N counting FILE's saves from 1); a file refused as
+                        it is read is one failure; --stats says
                         which engine ran each file (the compiled engine's
                         generic path with the forms that keep it there) and
                         how many events took the generic path. The packs
@@ -404,7 +406,7 @@ std::string engineStats(const std::string &file, const std::string &engine,
 
 int play(const std::vector<std::string_view> &args) {
   std::vector<std::string> files;
-  std::string engine = "compiled", results, journalPath, packPath;
+  std::string engine = "compiled", results, journalPath, packPath, savesDir;
   bool stats = false, useCache = true, verbose = false;
   size_t errorLimit = kDefaultErrorLimit;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -418,6 +420,8 @@ int play(const std::vector<std::string_view> &args) {
       journalPath = args[++i];
     else if (args[i] == "--pack" && i + 1 < args.size())
       packPath = args[++i];
+    else if (args[i] == "--saves" && i + 1 < args.size())
+      savesDir = args[++i];
     else if (args[i] == "--no-cache")
       useCache = false;
     else if (args[i] == "--verbose")
@@ -449,6 +453,24 @@ int play(const std::vector<std::string_view> &args) {
       return usageError("--results and --journal write reports, never a .play, .ledger or .catalog file");
   if (!results.empty() && results == journalPath)
     return usageError("--results and --journal write two files: name two");
+  // A report that can't be written whole (a full disk: at the write or at
+  // the close) is said, not passed over.
+  auto write = [](const std::string &path, const std::string &text) {
+    if (path.empty())
+      return true;
+    errno = 0;
+    std::FILE *f = std::fopen(path.c_str(), "w");
+    bool written = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    if (f && std::fclose(f) != 0)
+      written = false;
+    if (!written)
+      fileError("cannot write " + path + ": " + (errno ? std::strerror(errno) : "a short write"));
+    return written;
+  };
+  if (!savesDir.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(savesDir, error);
+  }
   ledger::TempDir temp("ledger-play");
   std::string report;
   // --journal is written as the plays run, never held whole.
@@ -501,17 +523,23 @@ int play(const std::vector<std::string_view> &args) {
     }
     if (stats)
       std::fputs(engineStats(files[f], engine, *pack).c_str(), out);
+    std::vector<std::string> saves;
     for (uint32_t file = 0; file < fe->tree.files.size(); ++file)
       if (fe->tree.roles[file] == ledger::FileRole::Play) {
         char *buf = nullptr;
         size_t len = 0;
         std::FILE *mem = open_memstream(&buf, &len);
-        ledger::play::runPlays(fe->tree, file, *pack, mem, totals, journal.get());
+        ledger::play::runPlays(fe->tree, file, *pack, mem, totals, journal.get(),
+                               savesDir.empty() ? nullptr : &saves);
         std::fclose(mem);
         std::fwrite(buf, 1, len, out);
         report.append(buf, len);
         std::free(buf);
       }
+    std::string stem = std::filesystem::path(files[f]).stem().string();
+    for (size_t n = 0; n < saves.size(); ++n)
+      if (!write(savesDir + "/" + stem + "-" + std::to_string(n + 1) + ".save", saves[n]))
+        return 1;
   }
   std::string tally = std::to_string(totals.passed) + " passed, " + std::to_string(totals.failed) + " failed\n";
   if (stats)
@@ -519,20 +547,6 @@ int play(const std::vector<std::string_view> &args) {
             std::to_string(totals.genericEvents) + " on the generic path\n" + tally;
   std::fputs(tally.c_str(), out);
   report += tally;
-  // A report that can't be written whole (a full disk: at the write or at
-  // the close) is said, not passed over.
-  auto write = [](const std::string &path, const std::string &text) {
-    if (path.empty())
-      return true;
-    errno = 0;
-    std::FILE *f = std::fopen(path.c_str(), "w");
-    bool written = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
-    if (f && std::fclose(f) != 0)
-      written = false;
-    if (!written)
-      fileError("cannot write " + path + ": " + (errno ? std::strerror(errno) : "a short write"));
-    return written;
-  };
   if (journal && (std::fflush(journal.get()) != 0 || std::ferror(journal.get())))
     return fileError("cannot write " + journalPath + ": " + std::strerror(errno));
   if (!write(results, report))

@@ -30,9 +30,10 @@ class Runner {
 public:
   Runner(const SyntaxTree &tree, const rt::Pack &pack) : tree_(tree), pack_(pack), t_(pack.tables()) {}
 
-  Result run(NodeId play, std::FILE *journal) {
+  Result run(NodeId play, std::FILE *journal, std::vector<std::string> *saves) {
     Result result;
     journal_ = journal;
+    savesTaken_ = saves;
     world_.emplace(pack_, 0);
     world_->countCoverage({});
     clock_ = 0;
@@ -535,8 +536,10 @@ private:
       // "saves the world and plays on from the restored copy, as a quickload
       // would": through the bytes a save on disk holds, so every play's save
       // checks them, and on from the world read back.
-      std::string why;
-      std::optional<rt::World> restored = rt::World::loadSave(pack_, world_->saveBytes(), why);
+      std::string why, bytes = world_->saveBytes();
+      if (savesTaken_)
+        savesTaken_->push_back(bytes);
+      std::optional<rt::World> restored = rt::World::loadSave(pack_, bytes, why);
       if (!restored)
         fail(n, "the save isn't read back: " + why);
       replaceWorld(*restored);
@@ -903,6 +906,7 @@ private:
   static constexpr int64_t kAdvanceStretch = 256;
 
   std::FILE *journal_ = nullptr; // where --journal's text goes, if asked
+  std::vector<std::string> *savesTaken_ = nullptr; // and --saves' bytes
   std::map<size_t, bool> faultMatched_;
   std::map<std::string, bool> spilledFaults_; // a long step's faults read out, by their words
   bool stepSpilled_ = false;
@@ -912,7 +916,7 @@ private:
 } // namespace
 
 void runPlays(const SyntaxTree &tree, uint32_t file, const rt::Pack &pack, std::FILE *out,
-              Totals &totals, std::FILE *journal) {
+              Totals &totals, std::FILE *journal, std::vector<std::string> *saves) {
   const std::string &path = tree.sources->file(tree.files[file].file).path;
   for (NodeId n = tree.fileFirstNode[file]; n != kNone; n = tree.nodes[n].nextSibling) {
     if (tree.nodes[n].kind != FormKind::Play)
@@ -922,7 +926,7 @@ void runPlays(const SyntaxTree &tree, uint32_t file, const rt::Pack &pack, std::
     std::string title = textSlot ? std::string(tree.span(file, textSlot->begin, textSlot->end)) : "\"\"";
     if (journal)
       fmt::print(journal, "play {}:{} {}\n", path, line, title);
-    Result r = Runner(tree, pack).run(n, journal);
+    Result r = Runner(tree, pack).run(n, journal, saves);
     totals.events += r.events;
     totals.genericEvents += r.genericEvents;
     if (r.passed) {

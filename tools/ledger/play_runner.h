@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace ledger::play {
 
@@ -26,8 +27,9 @@ struct Totals {
 
 // Runs every play in the play file `file` of the tree, on the pack, printing
 // a PASS or FAIL line for each to `out`; the journal of each play is written
-// to `journal` as it runs when it isn't null.
+// to `journal` as it runs, and the bytes of each save a play takes added to
+// `saves`, when they aren't null.
 void runPlays(const SyntaxTree &tree, uint32_t file, const rt::Pack &pack, std::FILE *out,
-              Totals &totals, std::FILE *journal);
+              Totals &totals, std::FILE *journal, std::vector<std::string> *saves = nullptr);
 
 } // namespace ledger::play

@@ -195,7 +195,7 @@ Handle World::makeActor(Id archetype, Handle creator, const LedgerLink *links, u
   uint32_t gen = 1;
   if (i != kNone) {
     forgetSlot(i);
-    gen = row(i).gen + 1;
+    gen = nextGen(row(i).gen);
     std::memset(actors_.at(i, actorWidth()), 0, actorWidth());
   } else {
     i = actors_.size();

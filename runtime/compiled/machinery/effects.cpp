@@ -92,7 +92,7 @@ uint32_t World::newInstance(Event &e, uint32_t eventIndex) {
   if (!freeInsts_.empty()) {
     i = freeInsts_.back();
     freeInsts_.pop();
-    uint32_t gen = inst(i).gen + 1;
+    uint32_t gen = nextGen(inst(i).gen);
     std::memset(insts_.at(i, instWidth()), 0, instWidth());
     inst(i).gen = gen;
   } else {

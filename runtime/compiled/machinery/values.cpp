@@ -718,7 +718,8 @@ World::PoolBounds World::landOnPool(Event &e, Handle a, Id pool) {
   e.before = before;
   e.onPool = 1;
   e.after = after;
-  e.landed = isSet ? sub(after, before, fault) : (lowers ? sub(before, after, fault) : sub(after, before, fault));
+  // Past what a number holds, each reads 0, as a formula's does (reading 49).
+  e.landed = isSet || !lowers ? sub(after, before, fault) : sub(before, after, fault);
   e.overflow = isSet ? 0 : sub(amount, e.landed, fault);
   ++epoch_;
   if (fault != NumberFault::None)

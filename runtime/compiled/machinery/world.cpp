@@ -18,7 +18,7 @@ World::World(uint64_t seed) : seed_(seed) {
 
 Handle World::make(Id archetype, const LedgerLink *links, uint32_t count) {
   // An archetype or a link its pack lacks makes no one (docs/readings.md 134).
-  if (archetype != kNoId && archetype >= shape().archetypeCount)
+  if (archetype >= shape().archetypeCount)
     return 0;
   for (uint32_t k = 0; k < count; ++k)
     if (links[k].link >= shape().linkCount)

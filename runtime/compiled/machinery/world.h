@@ -41,6 +41,9 @@ inline Handle handle(uint32_t index, uint32_t gen) {
 }
 inline uint32_t indexOf(Handle h) { return uint32_t(uint64_t(h) & 0xffffffffu) - 1; }
 inline uint32_t genOf(Handle h) { return uint32_t(uint64_t(h) >> 32); }
+// A slot's next generation: past the last, round to 1, never to 0, which no
+// slot has.
+inline uint32_t nextGen(uint32_t gen) { return gen == UINT32_MAX ? 1 : gen + 1; }
 
 // ---- rows ---------------------------------------------------------------------
 
@@ -252,6 +255,13 @@ public:
 
 private:
   friend struct SaveWalk;
+  bool savedHandleFits(Handle h) const;
+  bool savedActorsHold(const char **why);
+  bool savedInstancesHold(const char **why);
+  bool savedTimesHold(uint32_t i);
+  bool savedListsHold(const char **why);
+  bool savedTimersHold(const Vec<Timer> &timers, const char **why);
+  bool savedAutosHold(const char **why);
 
   // ---- rows ----
   uint32_t linksAt() const { return sizeof(ActorHead); }

@@ -43,6 +43,12 @@ inline int64_t addHeld(int64_t a, int64_t b, bool &passed) {
   passed = true;
   return b > 0 ? INT64_MAX : INT64_MIN;
 }
+// A time a span on from another: past what a time holds, the last time,
+// which the world never reaches (reading 135).
+inline int64_t timeAfter(int64_t at, int64_t span) {
+  bool passed = false;
+  return addHeld(at, span, passed);
+}
 inline int64_t subHeld(int64_t a, int64_t b, bool &passed) {
   int64_t difference;
   if (!__builtin_sub_overflow(a, b, &difference))

@@ -576,7 +576,7 @@ struct Tables {
 // The blob a compiled pack carries, and the catalog hash over it.
 std::string serialize(const Tables &tables);
 // Reads a blob back; false, with why, when it is no pack of this format or
-// any index in it points past its table.
+// its tables are no engine's to run (pack_check.h).
 bool deserialize(std::string_view blob, Tables &tables, std::string &why);
 uint64_t hashBlob(std::string_view blob);
 // The catalog's hash: its tables' and bodies', not the paths its files were

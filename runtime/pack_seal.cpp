@@ -140,6 +140,10 @@ bool sealHolds(const std::string &path, std::string &why) {
   std::vector<char> bytes;
   if (!readPack(path, bytes, why))
     return false;
+  return sealHoldsOn(std::string_view(bytes.data(), bytes.size()), why);
+}
+
+bool sealHoldsOn(std::string_view bytes, std::string &why) {
   if (bytes.size() < kSealSize ||
       std::memcmp(bytes.data() + bytes.size() - kSealSize, kMagic, sizeof(kMagic)) != 0) {
     why = "it is no sealed ledger pack: `ledger build` seals every pack it makes";

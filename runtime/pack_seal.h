@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 namespace ledger::rt {
 
@@ -12,5 +13,8 @@ void seal(std::string &image);
 // Whether the file at `path` ends with the seal of the bytes before it; a
 // file that is no regular one, or past a pack's size, is refused unread.
 bool sealHolds(const std::string &path, std::string &why);
+// The same of a file's bytes in memory: what Pack::load reads of a file
+// before the dynamic loader maps it.
+bool sealHoldsOn(std::string_view bytes, std::string &why);
 
 } // namespace ledger::rt

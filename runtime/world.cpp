@@ -4,6 +4,7 @@
 
 #include "compiled/compiled_world.h"
 #include "kernel/kernel.h"
+#include "number.h"
 
 #include <cstdio>
 #include <utility>
@@ -45,7 +46,18 @@ World::World(World &&) noexcept = default;
 World &World::operator=(World &&) noexcept = default;
 World::~World() = default;
 
+// The host's orders and reads are checked here, at the API, before either
+// engine reads an id or a handle: one naming what its pack lacks, or an
+// actor that isn't there, is refused and changes nothing (docs/readings.md
+// 134), a read of it reads as of no one.
+
 Handle World::make(pack::Id archetype, const std::vector<std::pair<pack::Id, Handle>> &links) {
+  const pack::Tables &t = tables();
+  if (archetype >= t.archetypes.size())
+    return 0;
+  for (auto [l, to] : links)
+    if (l >= t.links.size() || (to != 0 && !alive(to)))
+      return 0;
   return on([&](auto &e) { return e.make(archetype, links); });
 }
 Outcome World::act(Handle actor, pack::Id ability, const std::vector<Handle> &targets,
@@ -68,6 +80,13 @@ Outcome World::canAct(Handle actor, pack::Id ability, const std::vector<Handle> 
 }
 Outcome World::apply(pack::Id effect, int64_t stacks, Handle to, Handle from,
                      const Lifetime &given, const Given &vars) {
+  const pack::Tables &t = tables();
+  if ((given.countEvent != kNoId && given.countEvent >= t.events.size()) ||
+      (given.countTag != kNoId && given.countTag >= t.tags.size())) {
+    Outcome refused;
+    refused.refusal = Refusal::Refused;
+    return refused;
+  }
   return on([&](auto &e) { return e.apply(effect, stacks, to, from, given, vars); });
 }
 Outcome World::remove(pack::Id effect, Handle from, int64_t stacks) {
@@ -89,6 +108,12 @@ Outcome World::link(Handle actor, pack::Id l, Handle to) {
   return on([&](auto &e) { return e.link(actor, l, to); });
 }
 void World::advance(int64_t ticks) {
+  // Time moves on, never back, and no further than the world's time holds
+  // (docs/readings.md 135): a tick past that, or fewer than none, moves
+  // nothing.
+  int64_t last = INT64_MAX / (tables().unitsPerTick * kOne);
+  if (ticks < 0 || ticks > last - now())
+    return;
   on([&](auto &e) { e.advance(ticks); });
 }
 void World::keepFrom(const World &replaced) {
@@ -130,12 +155,18 @@ std::vector<Handle> World::living() const {
   return on([&](const auto &e) { return e.living(); });
 }
 int64_t World::value(Handle actor, pack::Id value) {
+  if (value >= tables().values.size())
+    return 0;
   return on([&](auto &e) { return e.value(actor, value); });
 }
 std::optional<int64_t> World::maximum(Handle actor, pack::Id value) {
+  if (value >= tables().values.size())
+    return std::nullopt;
   return on([&](auto &e) { return e.maximum(actor, value); });
 }
 Handle World::linkOf(Handle actor, pack::Id link) const {
+  if (link >= tables().links.size())
+    return 0;
   return on([&](const auto &e) { return e.linkOf(actor, link); });
 }
 bool World::hasPool(Handle actor, pack::Id pool) const {
@@ -145,6 +176,8 @@ bool World::holds(Handle actor, pack::Id effect) const {
   return on([&](const auto &e) { return e.holds(actor, effect); });
 }
 bool World::carries(Handle actor, pack::Id tag) {
+  if (tag >= tables().tags.size())
+    return false;
   return on([&](auto &e) { return e.carries(actor, tag); });
 }
 int64_t World::stacksOf(Handle actor, pack::Id effect, Handle from) const {

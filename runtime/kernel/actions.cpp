@@ -868,7 +868,8 @@ int32_t Kernel::runAction(Frame &f, const pack::Action &a, const int64_t *args, 
         in->countLeft = whole(in->countLeft);
       if ((scale || !(a.flags & (kForTurns | kForCount))) && in->expiresAt >= 0) {
         int64_t nowOnClock = clockNow(in->holder, in->clock);
-        in->expiresAt = nowOnClock + std::max<int64_t>(0, change(in->expiresAt - nowOnClock));
+        in->expiresAt =
+            timeAfter(nowOnClock, std::max<int64_t>(0, change(in->expiresAt - nowOnClock)));
         schedule(indexOf(on));
       }
       return LEDGER_GO;

@@ -161,7 +161,7 @@ uint32_t Kernel::newInstance(Event &e, uint32_t eventIndex) {
   for (uint32_t w = 0; w < ix_->tagWords; ++w)
     in.carried.w[w] = e.tags.w[w] & ix_->carriedTags[w];
   in.lifetime = e.life.time;
-  in.expiresAt = in.lifetime >= 0 ? in.appliedAt + in.lifetime : -1;
+  in.expiresAt = in.lifetime >= 0 ? timeAfter(in.appliedAt, in.lifetime) : -1;
   in.turnsLeft = e.life.turns >= 0 ? e.life.turns / kOne : -1;
   countFor(in, e.life.count >= 0 ? e.life.count / kOne : -1);
   in.countEvent = e.life.countEvent;
@@ -255,7 +255,8 @@ uint32_t Kernel::newInstance(Event &e, uint32_t eventIndex) {
     if (rule.kind != pack::RuleKind::Every)
       continue;
     int64_t interval = runBody(rule.intervalBody, g);
-    everyDue_[insts_[i].everyAt + every++] = interval > 0 ? insts_[i].appliedAt + interval : -1;
+    everyDue_[insts_[i].everyAt + every++] =
+        interval > 0 ? timeAfter(insts_[i].appliedAt, interval) : -1;
   }
   if (countingRefs_)
     referInstance(i);
@@ -446,8 +447,8 @@ void Kernel::install(Event &e, uint32_t eventIndex) {
       int64_t left = in.expiresAt >= 0 ? std::max<int64_t>(0, in.expiresAt - nowOnClock) : 0;
       NumberFault fault = NumberFault::None;
       int64_t kept = ef.stack.keepSaid ? std::min(left, mul(newLife, ef.stack.keepUpTo, fault)) : 0;
-      in.lifetime = newLife + kept;
-      in.expiresAt = nowOnClock + in.lifetime;
+      in.lifetime = timeAfter(newLife, kept);
+      in.expiresAt = timeAfter(nowOnClock, in.lifetime);
       schedule(held);
     }
     if (e.life.turns >= 0 || e.life.count >= 0) {
@@ -478,8 +479,8 @@ void Kernel::install(Event &e, uint32_t eventIndex) {
   }
   case StackMode::Extend:
     if (newLife >= 0 && in.expiresAt >= 0) {
-      in.expiresAt += newLife;
-      in.lifetime += newLife;
+      in.expiresAt = timeAfter(in.expiresAt, newLife);
+      in.lifetime = timeAfter(in.lifetime, newLife);
       schedule(held);
     }
     if (in.turnsLeft >= 0 && e.life.turns >= 0)
@@ -489,7 +490,11 @@ void Kernel::install(Event &e, uint32_t eventIndex) {
     e.after = in.stacks;
     return;
   default: { // add
-    int64_t stacks = in.stacks + e.stacks;
+    // Held at what a number holds, which only a cap catches unfaulted, as a
+    // pool's move is (docs/readings.md 160).
+    bool passed = false;
+    int64_t summed = addHeld(in.stacks, e.stacks, passed);
+    int64_t stacks = summed;
     if (ef.stack.isSigned) {
       if (capStacks != INT64_MAX)
         stacks = std::clamp(stacks, -capStacks, capStacks);
@@ -497,6 +502,8 @@ void Kernel::install(Event &e, uint32_t eventIndex) {
       stacks = std::min(stacks, capStacks);
     }
     in.stacks = stacks;
+    if (passed && stacks == summed)
+      journalFault(NumberFault::Overflow);
     if (full && ef.stack.full == FullMode::Refresh)
       refresh();
     e.after = in.stacks;
@@ -747,7 +754,7 @@ void Kernel::fireTimer(const Timer &tm) {
   if (tm.kind == TimerKind::Expire) {
     const pack::Effect &ef = t_->effects[in->effect];
     if (ef.lasts.oneAtATime && (in->stacks > kOne || in->stacks < -kOne)) {
-      in->expiresAt = in->expiresAt + in->lifetime;
+      in->expiresAt = timeAfter(in->expiresAt, in->lifetime);
       schedule(inst);
       takeStacks(inst, kOne, Id(pack::BuiltinTag::EndExpired), chain);
     } else {
@@ -764,7 +771,7 @@ void Kernel::fireTimer(const Timer &tm) {
       every += t_->rules[r].kind == pack::RuleKind::Every;
     int64_t &due = everyDue_[in->everyAt + every];
     if (interval > 0) {
-      due += interval;
+      due = timeAfter(due, interval);
       pushTimer({worldDue(in->holder, in->clock, due), 0, in->seq, TimerKind::Every,
                          tm.instance, tm.rule, tm.version});
     }

@@ -21,12 +21,16 @@ effect Burn
     stack add max 5
     lasts 4s
     Power - 10%
+    var ticks = 0
     every 1s
         deal 2 * self.stacks Fire to holder from source
+        if self.ticks < 3
+            self.ticks += 1
 ability Bolt
     target one enemy
     cost Health 1
     cooldown 1s
+    deal sum(all enemies, it.Power) to target
     apply Burn to target
 archetype Dummy
     full Health
@@ -93,4 +97,95 @@ TEST(PackFormat, RefusesAStepRangePastItsTable) {
   std::string why;
   EXPECT_FALSE(pack::deserialize(pack::serialize(tables), back, why));
   EXPECT_EQ(why, "a range of steps runs past its end");
+}
+
+namespace {
+
+// The tables damaged by `damage`: what the reader says of them.
+template <typename F> std::string refusal(F damage) {
+  pack::Tables tables = lowered("a.ledger");
+  damage(tables);
+  pack::Tables back;
+  std::string why;
+  EXPECT_FALSE(pack::deserialize(pack::serialize(tables), back, why));
+  return why;
+}
+
+template <typename P> pack::Id first(const std::vector<P> &list, bool (*is)(const P &)) {
+  for (pack::Id i = 0; i < list.size(); ++i)
+    if (is(list[i]))
+      return i;
+  ADD_FAILURE() << "no such record";
+  return 0;
+}
+bool stepsBody(const pack::Body &b) { return b.kind == pack::BodyKind::Steps; }
+bool product(const pack::Expr &e) { return e.op == pack::ExprOp::Mul; }
+bool local(const pack::Expr &e) { return e.op == pack::ExprOp::Local; }
+bool var(const pack::Expr &e) { return e.op == pack::ExprOp::Var; }
+bool deals(const pack::Action &a) { return a.op == pack::ActionOp::Deal; }
+bool nesting(const pack::Step &s) { return s.bodyBegin != s.bodyEnd; }
+bool sums(const pack::Fold &f) { return f.kind == pack::FoldKind::Sum; }
+
+} // namespace
+
+// A formula's place naming a body of steps (its root none) had the
+// reference engine evaluate past the expressions' end.
+TEST(PackFormat, RefusesAFormulasPlaceNamingSteps) {
+  EXPECT_EQ(refusal([](pack::Tables &t) {
+              t.values[t.find(t.values, "Health")].maxBody = first(t.bodies, stepsBody);
+            }),
+            "a formula's place names a body of steps");
+}
+
+// A sum lacking what it sums of each it finds had that evaluated past the
+// expressions' end.
+TEST(PackFormat, RefusesAFoldLackingItsFormula) {
+  EXPECT_EQ(refusal([](pack::Tables &t) { t.folds[first(t.folds, sums)].item = pack::kNoId; }),
+            "a fold reads no formula of each it finds");
+}
+
+// A product lacking its second operand had it evaluated past the end.
+TEST(PackFormat, RefusesAnExpressionLackingAnOperand) {
+  EXPECT_EQ(refusal([](pack::Tables &t) { t.exprs[first(t.exprs, product)].b = pack::kNoId; }),
+            "an expression lacks an operand");
+}
+
+// What would run without end, or as long as a number of expressions holds
+// doublings: a formula reading itself or one after it, one read twice, a
+// step inside itself.
+TEST(PackFormat, RefusesFormulasAndStepsThatAreNoTrees) {
+  EXPECT_EQ(refusal([](pack::Tables &t) {
+              pack::Id e = first(t.exprs, product);
+              t.exprs[e].a = e;
+            }),
+            "an expression reads one after it");
+  EXPECT_EQ(refusal([](pack::Tables &t) {
+              pack::Id e = first(t.exprs, product);
+              t.exprs[e].b = t.exprs[e].a;
+            }),
+            "an expression is read twice");
+  EXPECT_EQ(refusal([](pack::Tables &t) {
+              pack::Id s = first(t.steps, nesting);
+              t.steps[s].bodyBegin = s;
+            }),
+            "a step's body comes before it");
+}
+
+// A local or a var past what the frame running the body holds.
+TEST(PackFormat, RefusesALocalOrAVarItsFrameLacks) {
+  EXPECT_EQ(refusal([](pack::Tables &t) { t.exprs[first(t.exprs, local)].imm = 1000; }),
+            "a body reads a local its frame lacks");
+  EXPECT_EQ(refusal([](pack::Tables &t) { t.exprs[first(t.exprs, var)].imm = 1000; }),
+            "a body reads a var its frame lacks");
+}
+
+// An action reading more operands than its step has.
+TEST(PackFormat, RefusesAStepWithFewerOperandsThanItsActionReads) {
+  EXPECT_EQ(refusal([](pack::Tables &t) {
+              pack::Id deal = first(t.actions, deals);
+              for (pack::Step &s : t.steps)
+                if (s.op == pack::StepOp::Action && s.info == deal)
+                  s.argCount = 0;
+            }),
+            "a step has fewer operands than it reads");
 }

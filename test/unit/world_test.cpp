@@ -8,8 +8,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <random>
 #include <string>
+#include <vector>
 
 using namespace ledger;
 
@@ -334,6 +336,75 @@ TEST_F(HostApi, AnOrderNamingWhatThePackLacksIsRefused) {
   EXPECT_EQ(w.make(mage, {{far, red}}), rt::Handle(0));
   EXPECT_EQ(w.journal().size(), journal);
   EXPECT_EQ(w.value(b, health), 50'000'000);
+}
+
+// No archetype (kNoId) is one the pack lacks: a make of it makes no one
+// (it read the archetypes' table past its end).
+TEST_F(HostApi, AMakeOfNoArchetypeMakesNoOne) {
+  rt::World w(*pack);
+  EXPECT_EQ(w.make(pack::kNoId), rt::Handle(0));
+  EXPECT_TRUE(w.living().empty());
+  EXPECT_EQ(w.journal().size(), 0u);
+}
+
+// A make's link to an actor gone, or to one the world never had, makes no
+// one, as an order naming either is refused (its link was kept, and the
+// world's own save was then refused as damaged).
+TEST_F(HostApi, AMakeLinkedToNoActorMakesNoOne) {
+  rt::World w(*pack);
+  rt::Handle red = w.make(team), gone = w.make(team);
+  ASSERT_TRUE(w.destroy(gone).ok());
+  size_t journal = w.journal().size();
+  EXPECT_EQ(w.make(mage, {{side, gone}}), rt::Handle(0));
+  EXPECT_EQ(w.make(mage, {{side, red + (int64_t(1) << 32)}}), rt::Handle(0));
+  EXPECT_EQ(w.make(mage, {{side, INT64_MIN}}), rt::Handle(0));
+  EXPECT_EQ(w.journal().size(), journal);
+  EXPECT_EQ(w.living(), std::vector<rt::Handle>{red});
+  std::string why;
+  EXPECT_TRUE(rt::World::loadSave(*pack, w.saveBytes(), why)) << why;
+}
+
+// A read naming a value, a link or a tag the pack lacks reads as of no one
+// (each read its table past its end).
+TEST_F(HostApi, AReadNamingWhatThePackLacksReadsNothing) {
+  rt::World w(*pack);
+  rt::Handle a = w.make(mage);
+  for (pack::Id far : {pack::Id(1000), pack::kNoId}) {
+    EXPECT_EQ(w.value(a, far), 0);
+    EXPECT_EQ(w.maximum(a, far), std::nullopt);
+    EXPECT_EQ(w.linkOf(a, far), rt::Handle(0));
+    EXPECT_FALSE(w.carries(a, far));
+  }
+}
+
+// An apply whose lifetime counts an event or a tag the pack lacks is no
+// apply (the compiled engine read the table past its end as it counted).
+TEST_F(HostApi, AnApplyCountingWhatThePackLacksIsRefused) {
+  rt::World w(*pack);
+  rt::Handle a = w.make(mage);
+  rt::Lifetime byEvent, byTag;
+  byEvent.count = byTag.count = 2'000'000;
+  byEvent.countEvent = 1000;
+  byTag.countTag = 1000;
+  EXPECT_EQ(w.apply(burn, 1'000'000, a, a, byEvent, {}).refusal, rt::Refusal::Refused);
+  EXPECT_EQ(w.apply(burn, 1'000'000, a, a, byTag, {}).refusal, rt::Refusal::Refused);
+  EXPECT_FALSE(w.holds(a, burn));
+}
+
+// Time moves on, never back, and no further than the world's time holds
+// (docs/readings.md 135): such an advance moves nothing.
+TEST_F(HostApi, AnAdvanceBackOrPastTheLastTimeMovesNothing) {
+  rt::World w(*pack);
+  rt::Handle a = w.make(mage);
+  w.advance(5);
+  std::string before = w.saveBytes();
+  for (int64_t ticks : {int64_t(-1), INT64_MIN, INT64_MAX, INT64_MAX / 1'000'000})
+    w.advance(ticks);
+  EXPECT_EQ(w.now(), 5);
+  EXPECT_EQ(w.saveBytes(), before);
+  w.advance(1);
+  EXPECT_EQ(w.now(), 6);
+  EXPECT_TRUE(w.alive(a));
 }
 
 // A tag var is given a tag and a number var a number: a tag's id as a bare

@@ -113,7 +113,7 @@ uint32_t World::newInstance(Event &e, uint32_t eventIndex) {
     in.seq = ++seq_;
     in.appliedAt = worldTime();
     in.lifetime = e.life.time;
-    in.expiresAt = in.lifetime >= 0 ? in.appliedAt + in.lifetime : -1;
+    in.expiresAt = in.lifetime >= 0 ? rt::timeAfter(in.appliedAt, in.lifetime) : -1;
     in.turnsLeft = e.life.turns >= 0 ? e.life.turns / kOne : -1;
     in.countLeft = -1;
     countFor(in, e.life.count >= 0 ? e.life.count / kOne : -1);
@@ -148,7 +148,7 @@ uint32_t World::newInstance(Event &e, uint32_t eventIndex) {
     if (rule.kind != pack::RuleKind::Every)
       continue;
     int64_t interval = runBody(rule.intervalBody, g);
-    everyDueOf(i)[every++] = interval > 0 ? inst(i).appliedAt + interval : -1;
+    everyDueOf(i)[every++] = interval > 0 ? rt::timeAfter(inst(i).appliedAt, interval) : -1;
   }
   if (countingRefs_)
     referInstance(i);
@@ -307,8 +307,8 @@ void World::install(Event &e0, uint32_t ei) {
         int64_t most = rt::mul(newLife, ef.stack.keepUpTo, fault);
         kept = left < most ? left : most;
       }
-      in.lifetime = newLife + kept;
-      in.expiresAt = nowOnClock + in.lifetime;
+      in.lifetime = rt::timeAfter(newLife, kept);
+      in.expiresAt = rt::timeAfter(nowOnClock, in.lifetime);
       schedule(same);
     }
     const Event &given = ev(ei);
@@ -333,8 +333,8 @@ void World::install(Event &e0, uint32_t ei) {
   case StackMode::Extend: {
     InstHead &in = inst(same);
     if (newLife >= 0 && in.expiresAt >= 0) {
-      in.expiresAt += newLife;
-      in.lifetime += newLife;
+      in.expiresAt = rt::timeAfter(in.expiresAt, newLife);
+      in.lifetime = rt::timeAfter(in.lifetime, newLife);
       schedule(same);
     }
     InstHead &extended = inst(same);
@@ -347,8 +347,12 @@ void World::install(Event &e0, uint32_t ei) {
     return;
   }
   default: {
+    // Held at what a number holds, which only a cap catches unfaulted, as a
+    // pool's move is (docs/readings.md 160).
     InstHead &in = inst(same);
-    int64_t stacks = in.stacks + e.stacks;
+    bool passed = false;
+    int64_t summed = rt::addHeld(in.stacks, e.stacks, passed);
+    int64_t stacks = summed;
     if (ef.stack.isSigned) {
       if (capStacks != INT64_MAX)
         stacks = stacks < -capStacks ? -capStacks : stacks > capStacks ? capStacks : stacks;
@@ -356,6 +360,8 @@ void World::install(Event &e0, uint32_t ei) {
       stacks = stacks < capStacks ? stacks : capStacks;
     }
     in.stacks = stacks;
+    if (passed && stacks == summed)
+      apiFault(uint32_t(NumberFault::Overflow));
     if (full && ef.stack.full == FullMode::Refresh)
       refresh();
     ev(ei).after = inst(same).stacks;
@@ -555,7 +561,7 @@ void World::fireTimer(const Timer &tm) {
   if (tm.kind == TimerKind::Expire) {
     const pack::Effect &ef = lp_effects[in->effect];
     if (ef.lasts.oneAtATime && (in->stacks > kOne || in->stacks < -kOne)) {
-      in->expiresAt = in->expiresAt + in->lifetime;
+      in->expiresAt = rt::timeAfter(in->expiresAt, in->lifetime);
       schedule(i);
       takeStacks(i, kOne, Id(pack::BuiltinTag::EndExpired), chain);
     } else {
@@ -572,7 +578,7 @@ void World::fireTimer(const Timer &tm) {
       every += lp_rules[r].kind == pack::RuleKind::Every;
     int64_t &due = everyDueOf(i)[every];
     if (interval > 0) {
-      due += interval;
+      due = rt::timeAfter(due, interval);
       pushTimer({due, 0, inst(i).seq, tm.instance, tm.rule, tm.version, 0, TimerKind::Every});
     }
     Handle holder = inst(i).holder;

@@ -95,7 +95,8 @@ int64_t World::remainingOf(Handle a, Id effect, uint32_t unit, Id event, Id tag)
     }
     return in.countLeft < 0 ? -1 : in.countLeft;
   }
-  if (in.expiresAt < 0)
+  // An end at the last time a world holds is never reached (reading 135).
+  if (in.expiresAt < 0 || in.expiresAt == INT64_MAX)
     return -1;
   int64_t left = in.expiresAt - worldTime();
   return left > 0 ? left : 0;

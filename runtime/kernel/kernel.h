@@ -76,7 +76,7 @@ public:
   bool exists(Handle actor) const;
   // The living actors, in the world's order: their slots' (reading 157).
   std::vector<Handle> living() const;
-  int64_t value(Handle actor, pack::Id value);
+  int64_t value(Handle actor, pack::Id value, NumberFault *made = nullptr);
   // A pool's maximum now, or a stat's max option; none where it has none.
   std::optional<int64_t> maximum(Handle actor, pack::Id value);
   Handle linkOf(Handle actor, pack::Id link) const;
@@ -309,7 +309,9 @@ private:
   // ---- values (world_values.cpp) -------------------------------------------------
   int64_t base(Handle actor, Id value);
   // A stat now: read from its cache where what it reads hasn't changed.
-  int64_t computeStat(Handle a, Id stat, const TagBits *except) {
+  // `made`, where given, is told the fault working it out made, None from
+  // the cache: a stat that faulted is never kept (docs/readings.md 165).
+  int64_t computeStat(Handle a, Id stat, const TagBits *except, NumberFault *made = nullptr) {
     const Actor *ac = actor(a);
     if (ac && !except) {
       size_t slot = size_t(indexOf(a)) * valueCount_ + stat;
@@ -318,9 +320,11 @@ private:
       if (kind != PackIndex::StatCache::Never && statEpoch_[slot] == stamp)
         return statCache_[slot];
     }
-    return computeStatAfresh(a, stat, except);
+    return computeStatAfresh(a, stat, except, made);
   }
-  int64_t computeStatAfresh(Handle a, Id stat, const TagBits *except);
+  int64_t computeStatAfresh(Handle a, Id stat, const TagBits *except, NumberFault *made);
+  // A value a rule's formula reads, journaling the fault its working out made.
+  int64_t statRead(Handle a, Id value, const TagBits *except);
   // What a cached stat was worked out at: both counts only ever rise, so
   // their sum moves whenever either does.
   uint64_t statStamp(const Actor &ac, PackIndex::StatCache kind) const {
@@ -413,11 +417,18 @@ private:
     return clampWithin(pool, amount, poolBounds(a, pool));
   }
   int64_t clampWithin(Id pool, int64_t amount, PoolBounds b) const {
-    return rounded(pool, std::clamp(amount, b.least, std::max(b.least, b.most)));
+    return roundedPool(pool, std::clamp(amount, b.least, std::max(b.least, b.most)));
   }
   int64_t poolLeast(Handle a, Id pool);
   int64_t poolMost(Handle a, Id pool);
-  int64_t rounded(Id value, int64_t v) const;
+  int64_t rounded(Id value, int64_t v, NumberFault &fault) const;
+  // A whole pool rounded up past what a number holds is held at the last
+  // whole number within it (docs/readings.md 165).
+  int64_t roundedPool(Id pool, int64_t v) const {
+    NumberFault passed = NumberFault::None;
+    int64_t whole = rounded(pool, v, passed);
+    return passed == NumberFault::None ? whole : truncWhole(v);
+  }
   TagBits tagsOf(Handle a);
   bool suspendedBy(const Instance &in, uint32_t suspender) const;
   // At work: live, and suspended by none of its holder's other effects.

@@ -42,6 +42,21 @@ int64_t curveAt(const pack::Tables &t, const pack::Curve &c, int64_t x) {
 }
 } // namespace
 
+// A value a rule's formula reads: a stat whose working out passed what a
+// number holds journals its fault, as the formula's own arithmetic would
+// (docs/readings.md 165).
+int64_t Kernel::statRead(Handle a, Id v, const TagBits *except) {
+  if (!actor(a))
+    return 0;
+  if (t_->values[v].kind == pack::ValueKind::Pool)
+    return poolNow(a, v);
+  NumberFault made = NumberFault::None;
+  int64_t read = computeStat(a, v, except, &made);
+  if (made != NumberFault::None)
+    journalFault(made);
+  return read;
+}
+
 int64_t Kernel::apiRead(Frame &f, uint32_t readId, const int64_t *args) {
   const pack::Read &r = t_->reads[readId];
   const Event *e = f.event >= 0 ? &events_[size_t(f.event)] : nullptr;
@@ -64,15 +79,15 @@ int64_t Kernel::apiRead(Frame &f, uint32_t readId, const int64_t *args) {
         }
       }
       if (best != kNoId)
-        return value(args[0], best);
+        return statRead(args[0], best, nullptr);
     }
-    return value(args[0], r.a);
+    return statRead(args[0], r.a, nullptr);
   case ReadOp::ValueExcept: {
     TagBits except;
     addTags(except, r.tags);
     if (t_->values[r.a].kind == pack::ValueKind::Pool)
       return poolNow(args[0], r.a);
-    return computeStat(args[0], r.a, &except);
+    return statRead(args[0], r.a, &except);
   }
   case ReadOp::Link:
     return actor(args[0]) ? linkOf(args[0], r.a) : 0;

@@ -115,8 +115,7 @@ int64_t Kernel::base(Handle a, Id v) {
   return t_->values[v].defaultValue;
 }
 
-int64_t Kernel::rounded(Id v, int64_t x) const {
-  NumberFault fault = NumberFault::None;
+int64_t Kernel::rounded(Id v, int64_t x, NumberFault &fault) const {
   switch (t_->values[v].whole) {
   case pack::Rounding::None:
     return x;
@@ -180,7 +179,7 @@ static int64_t applyFactor(int64_t v, int64_t factor, int64_t count, NumberFault
 // order docs/readings.md gives: base terms replace the base, adds, the sum
 // of percents, factors one by one, `=` over all, then at least and at most,
 // then the stat's own bounds and rounding.
-int64_t Kernel::computeStatAfresh(Handle a, Id stat, const TagBits *except) {
+int64_t Kernel::computeStatAfresh(Handle a, Id stat, const TagBits *except, NumberFault *made) {
   const Actor *ac = actor(a);
   if (!ac)
     return 0;
@@ -320,8 +319,10 @@ int64_t Kernel::computeStatAfresh(Handle a, Id stat, const TagBits *except) {
     v = std::max(v, boundOf(a, value.minBody));
   if (value.maxBody != kNoId)
     v = std::min(v, boundOf(a, value.maxBody));
-  v = rounded(stat, v);
-  if (!except) {
+  v = rounded(stat, v, fault);
+  if (made)
+    *made = fault;
+  if (!except && fault == NumberFault::None) {
     statCache_[slot] = v;
     statEpoch_[slot] = stamp;
   }
@@ -1032,12 +1033,12 @@ std::optional<int64_t> Kernel::maximum(Handle a, Id v) {
   return boundOf(a, t_->values[v].maxBody);
 }
 
-int64_t Kernel::value(Handle a, Id v) {
+int64_t Kernel::value(Handle a, Id v, NumberFault *made) {
   if (!actor(a))
     return 0;
   if (t_->values[v].kind == pack::ValueKind::Pool)
     return poolNow(a, v);
-  return computeStat(a, v, nullptr);
+  return computeStat(a, v, nullptr, made);
 }
 
 // A change lands: its portions summed, the pool moved within its bounds, and

@@ -56,8 +56,15 @@ int64_t World::apiRead(Frame &f, uint32_t readId, const int64_t *args) {
   const pack::Read &r = lp_reads[readId];
   const Event *e = f.event >= 0 ? &ev(uint32_t(f.event)) : nullptr;
   switch (r.op) {
-  case ReadOp::Value:
-    return value(args[0], r.a);
+  case ReadOp::Value: {
+    // A stat whose working out passed what a number holds journals its
+    // fault, as the formula's own arithmetic would (docs/readings.md 165).
+    NumberFault made = NumberFault::None;
+    int64_t read = value(args[0], r.a, &made);
+    if (made != NumberFault::None) [[unlikely]]
+      apiFault(uint32_t(made));
+    return read;
+  }
   case ReadOp::Link:
     return actor(args[0]) ? linkOf(args[0], r.a) : 0;
   case ReadOp::GlobalLink:

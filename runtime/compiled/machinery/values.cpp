@@ -99,8 +99,7 @@ int64_t World::base(Handle a, Id v) {
   return body != kNoId ? boundOf(a, body) : lp_values[v].defaultValue;
 }
 
-int64_t World::rounded(Id v, int64_t x) const {
-  NumberFault fault = NumberFault::None;
+int64_t World::rounded(Id v, int64_t x, NumberFault &fault) const {
   switch (lp_values[v].whole) {
   case pack::Rounding::None:
     return x;
@@ -152,7 +151,7 @@ int64_t World::boundOf(Handle a, Id body) {
 }
 
 // A stat now: read from its cache where what it reads hasn't changed.
-int64_t World::computeStat(Handle a, Id stat) {
+int64_t World::computeStat(Handle a, Id stat, NumberFault *made) {
   ActorHead *ac = actor(a);
   if (ac) {
     uint8_t kind = lp_statCache[stat];
@@ -163,14 +162,14 @@ int64_t World::computeStat(Handle a, Id stat) {
         return slot.value;
     }
   }
-  return computeStatAfresh(a, stat);
+  return computeStatAfresh(a, stat, made);
 }
 
 // A stat: its base, then the terms of its holder's working effects, in the
 // order docs/readings.md gives: base terms replace the base, adds, the sum of
 // percents, factors one by one, `=` over all, then at least and at most, then
 // the stat's own bounds and rounding.
-int64_t World::computeStatAfresh(Handle a, Id stat) {
+int64_t World::computeStatAfresh(Handle a, Id stat, NumberFault *made) {
   ActorHead *ac = actor(a);
   if (!ac)
     return 0;
@@ -305,10 +304,16 @@ int64_t World::computeStatAfresh(Handle a, Id stat) {
     int64_t most = boundOf(a, value.maxBody);
     v = v < most ? v : most;
   }
-  v = rounded(stat, v);
-  StatSlot &slot = statSlot(ai, stat);
-  slot.value = v;
-  slot.stamp = stamp + 1;
+  v = rounded(stat, v, fault);
+  // A stat whose working out faulted is never kept: each read works it out
+  // again, so each rule reading it journals its fault (docs/readings.md 165).
+  if (made)
+    *made = fault;
+  if (fault == NumberFault::None) {
+    StatSlot &slot = statSlot(ai, stat);
+    slot.value = v;
+    slot.stamp = stamp + 1;
+  }
   --valueNesting_;
   return v;
 }
@@ -663,12 +668,12 @@ bool World::maximum(Handle a, Id v, int64_t &out) {
   return true;
 }
 
-int64_t World::value(Handle a, Id v) {
+int64_t World::value(Handle a, Id v, NumberFault *made) {
   if (!actor(a))
     return 0;
   if (lp_values[v].kind == pack::ValueKind::Pool)
     return poolNow(a, v);
-  return computeStat(a, v);
+  return computeStat(a, v, made);
 }
 
 bool World::maxSteadyOnLanding(Id pool) const {

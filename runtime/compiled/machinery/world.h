@@ -213,7 +213,7 @@ public:
   }
   bool exists(Handle h) const { return actor(h) != nullptr; }
   uint64_t living(Handle *out, uint64_t room) const;
-  [[gnu::always_inline]] int64_t value(Handle a, Id v);
+  [[gnu::always_inline]] int64_t value(Handle a, Id v, NumberFault *made = nullptr);
   bool maximum(Handle a, Id v, int64_t &out);
   Handle linkOf(Handle a, Id link) const;
   bool hasPool(Handle a, Id pool) const;
@@ -360,11 +360,20 @@ private:
 
   // ---- values (values.cpp) ----
   int64_t base(Handle a, Id value);
-  [[gnu::always_inline]] int64_t computeStat(Handle a, Id stat);
-  int64_t computeStatAfresh(Handle a, Id stat);
+  // `made`, where given, is told the fault working it out made, None from
+  // the cache: a stat that faulted is never kept (docs/readings.md 165).
+  [[gnu::always_inline]] int64_t computeStat(Handle a, Id stat, NumberFault *made = nullptr);
+  int64_t computeStatAfresh(Handle a, Id stat, NumberFault *made);
   [[gnu::always_inline]] int64_t boundOf(Handle a, Id body);
   bool faultNesting();
-  int64_t rounded(Id value, int64_t v) const;
+  int64_t rounded(Id value, int64_t v, NumberFault &fault) const;
+  // A whole pool rounded up past what a number holds is held at the last
+  // whole number within it (docs/readings.md 165).
+  int64_t roundedPool(Id pool, int64_t v) const {
+    NumberFault passed = NumberFault::None;
+    int64_t whole = rounded(pool, v, passed);
+    return passed == NumberFault::None ? whole : rt::truncWhole(v);
+  }
   struct PoolBounds {
     int64_t least = 0;
     int64_t most = INT64_MAX;
@@ -378,7 +387,7 @@ private:
   int64_t clampWithin(Id pool, int64_t amount, PoolBounds b) const {
     int64_t most = b.most > b.least ? b.most : b.least;
     int64_t v = amount < b.least ? b.least : amount > most ? most : amount;
-    return rounded(pool, v);
+    return roundedPool(pool, v);
   }
   int64_t clampPool(Handle a, Id pool, int64_t amount) {
     return clampWithin(pool, amount, poolBounds(a, pool));

@@ -29,6 +29,23 @@ __int128 mulDiv(int64_t a, int64_t b, int64_t c) {
   return q;
 }
 
+// The least time a drift of r a period (per) takes for its read, the drift
+// rounded half to even at the millionth as mulDiv rounds it, to move span
+// (at least 1) from its anchor, or -1 past int64: the crossing comes as the
+// pool first reads at its bound, not the millionth's share later its exact
+// course reaches it (docs/readings.md 166). The read reaches span once
+// 2 * r * t passes (2 * span - 1) * per, or meets it with span even; worked
+// in two so that no product passes 128 bits.
+int64_t driftNeeds(__int128 span, __int128 r, int64_t per) {
+  __int128 n = 2 * span - 1, d = 2 * r;
+  __int128 whole = n / d, part = n % d;
+  if (whole > INT64_MAX / per)
+    return -1;
+  __int128 rest = part * per + (span % 2 != 0);
+  __int128 need = whole * per + (rest + d - 1) / d;
+  return need <= INT64_MAX ? int64_t(need) : -1;
+}
+
 // A drift's amount, past int64 held at its edge: past every bound as the
 // amount it stands for is, and read held at the bound.
 int64_t saturated(__int128 x) {
@@ -918,15 +935,10 @@ int64_t Kernel::driftReaches(Handle a, Id p, size_t slot, int64_t rate, int64_t 
       from = std::max(from, at / perRefill * perRefill);
     __int128 base = amount - mulDiv(rate, at - from, perRegen);
     __int128 r = rate > 0 ? __int128(rate) : -__int128(rate);
-    // span * perRegen / r, rounded up, taken in two so that no product
-    // passes 128 bits.
     __int128 span = rate > 0 ? to - base : base - to;
-    __int128 whole = span / r, part = span % r;
-    if (whole <= INT64_MAX / perRegen) {
-      __int128 need = whole * perRegen + (part * perRegen + r - 1) / r;
-      if (need <= __int128(INT64_MAX) - from)
-        due = from + int64_t(need);
-    }
+    int64_t need = driftNeeds(span, r, perRegen);
+    if (need >= 0 && need <= INT64_MAX - from)
+      due = from + need;
   }
   if (perRefill > 0 && v.refillAmount != 0) {
     // The refill `steps` on from the last one passed, or -1 past the last

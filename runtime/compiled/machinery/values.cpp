@@ -555,18 +555,25 @@ int64_t World::driftReaches(Handle a, Id p, int64_t rate, int64_t amount, int64_
       from = at / perRefill * perRefill;
     __int128 base = amount - mulDivWide(rate, at - from, perRegen);
     __int128 r = rate > 0 ? __int128(rate) : -__int128(rate);
-    // span * perRegen / r rounded up: in 64 bits where it fits, as nearly
-    // every crossing does (no library division), else in two, no product
-    // passing 128 bits.
+    // The least time whose read, the drift rounded half to even at the
+    // millionth, has moved span: where 2 * r * t passes (2 * span - 1) *
+    // perRegen, or meets it with span even (docs/readings.md 166). In 64
+    // bits where it fits, as nearly every crossing does (no library
+    // division), else in two, no product passing 128 bits.
     __int128 span = rate > 0 ? to - base : base - to;
-    int64_t product;
-    if (span >= 0 && span <= INT64_MAX && r <= INT64_MAX &&
-        !__builtin_mul_overflow(int64_t(span), perRegen, &product)) {
-      int64_t need = product / int64_t(r) + (product % int64_t(r) != 0);
+    bool odd = span % 2 != 0;
+    int64_t n, d, product;
+    if (span >= 1 && span <= INT64_MAX / 2 && r <= INT64_MAX / 2 &&
+        !__builtin_mul_overflow(int64_t(2 * span - 1), perRegen, &product) &&
+        !__builtin_add_overflow(product, int64_t(odd), &n)) {
+      d = int64_t(2 * r);
+      int64_t need = n / d + (n % d != 0);
       if (need <= INT64_MAX - from)
         due = from + need;
-    } else if (__int128 whole = span / r, part = span % r; whole <= INT64_MAX / perRegen) {
-      __int128 need = whole * perRegen + (part * perRegen + r - 1) / r;
+    } else if (__int128 n2 = 2 * span - 1, d2 = 2 * r, whole = n2 / d2, part = n2 % d2;
+               whole <= INT64_MAX / perRegen) {
+      __int128 rest = part * perRegen + odd;
+      __int128 need = whole * perRegen + (rest + d2 - 1) / d2;
       if (need <= __int128(INT64_MAX) - from)
         due = from + int64_t(need);
     }

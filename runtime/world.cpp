@@ -5,6 +5,7 @@
 #include "compiled/compiled_world.h"
 #include "kernel/kernel.h"
 #include "number.h"
+#include "thread_stack.h"
 
 #include <cstdio>
 #include <utility>
@@ -13,7 +14,16 @@ namespace ledger::rt {
 
 using pack::kNoId;
 
+void World::runsHere() {
+  uintptr_t low = threadStackLow();
+  if (compiled_)
+    compiled_->setStackLow(low);
+  else
+    kernel_->setStackLow(low);
+}
+
 template <typename F> decltype(auto) World::on(F f) {
+  runsHere();
   return compiled_ ? f(*compiled_) : f(*kernel_);
 }
 template <typename F> decltype(auto) World::on(F f) const {
@@ -62,11 +72,13 @@ Handle World::make(pack::Id archetype, const std::vector<std::pair<pack::Id, Han
 }
 Outcome World::act(Handle actor, pack::Id ability, const std::vector<Handle> &targets,
                    const Given &given, pack::Id usingEffect) {
+  runsHere();
   if (compiled_)
     return compiled_->act(actor, ability, targets.data(), targets.size(), given, usingEffect);
   return kernel_->act(actor, ability, targets, given, usingEffect);
 }
 Outcome World::actAt(Handle actor, pack::Id ability, Handle target) {
+  runsHere();
   if (compiled_)
     return compiled_->act(actor, ability, &target, target ? 1 : 0, {}, kNoId);
   std::vector<Handle> targets;

@@ -131,6 +131,9 @@ private:
   const Journal &journalOf() const;
   // The same call on whichever engine runs the world.
   template <typename F> decltype(auto) on(F f);
+  // Tells the engine the stack the calling thread runs it on, which it
+  // checks a chain against (thread_stack.h): before every order.
+  void runsHere();
   template <typename F> decltype(auto) on(F f) const;
 
   const Pack *pack_;

@@ -33,17 +33,17 @@ std::vector<LedgerGiven> given(const Given &g) {
 } // namespace
 
 CompiledWorld::CompiledWorld(const Pack &pack, uint64_t seed)
-    : pack_(&pack), engine_(pack.engine()), host_{this, &reallocate, &record},
+    : pack_(&pack), engine_(pack.engine()), host_{this, &reallocate, &record, 0},
       journal_(pack.tables().tagWords) {
   world_ = engine_->create(&host_, seed);
 }
 
 CompiledWorld::CompiledWorld(const Pack &pack, LedgerWorld *world)
-    : pack_(&pack), engine_(pack.engine()), host_{this, &reallocate, &record},
+    : pack_(&pack), engine_(pack.engine()), host_{this, &reallocate, &record, 0},
       journal_(pack.tables().tagWords), world_(world) {}
 
 CompiledWorld::CompiledWorld(const CompiledWorld &other)
-    : pack_(other.pack_), engine_(other.engine_), host_{this, &reallocate, &record},
+    : pack_(other.pack_), engine_(other.engine_), host_{this, &reallocate, &record, 0},
       journal_(other.journal_), coverage_(other.coverage_) {
   world_ = engine_->copy(other.world_, &host_);
 }

@@ -61,6 +61,9 @@ public:
   int64_t countOf(pack::Id archetype) const;
   pack::Id archetypeOf(Handle actor) const;
 
+  // The low end of the calling thread's stack (runtime/thread_stack.h).
+  void setStackLow(uintptr_t low) { host_.stackLow = low; }
+
   const Journal &journal() const { return journal_; }
   void setJournalMode(JournalMode mode);
   void forgetJournal() { journal_.forget(); }

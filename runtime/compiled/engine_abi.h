@@ -17,7 +17,7 @@ extern "C" {
 #endif
 
 /* Raised whenever a function below changes its meaning or its place. */
-#define LEDGER_ENGINE_ABI_VERSION 1u
+#define LEDGER_ENGINE_ABI_VERSION 2u
 
 typedef int64_t LedgerHandle; /* an actor: (generation << 32) | (index + 1); 0 none */
 
@@ -31,6 +31,9 @@ typedef struct LedgerHost {
    * a fault's words (or null). */
   void (*record)(void *context, const void *entry, const uint64_t *tags, const char *note,
                  uint32_t noteLength);
+  /* The low end of the stack the calling thread runs on, set before each
+   * call into the world (runtime/thread_stack.h); 0 checks nothing. */
+  uintptr_t stackLow;
 } LedgerHost;
 
 /* An entry as the journal keeps it: runtime/journal.h's JournalEntry. */

@@ -3,6 +3,7 @@
 #include "kernel.h"
 
 #include "number.h"
+#include "thread_stack.h"
 
 #include <algorithm>
 
@@ -644,6 +645,16 @@ bool Kernel::withinBudget(uint32_t ei) {
   size_t at = chain >= chainBase_ ? chain - chainBase_ : 0;
   if (at >= chainCounts_.size())
     chainCounts_.resize(at + 1, 0);
+  // Nested as deep as the host's thread's stack holds: ended as its budget
+  // ends it (runtime/thread_stack.h).
+  if (chainCounts_[at] <= kChainBudget && stackRunningOut(__builtin_frame_address(0), stackLow_)) {
+    fault(Refusal::ChainBudget,
+          std::string("a chain nested deeper than the host thread's stack holds, and the world "
+                      "ended it") +
+              (rulesName_ != kNoId ? " in " + std::string(t_->name(rulesName_)) : ""));
+    chainCounts_[at] = kChainBudget + 1;
+    return false;
+  }
   if (++chainCounts_[at] > kChainBudget) {
     if (chainCounts_[at] == kChainBudget + 1)
       fault(Refusal::ChainBudget,

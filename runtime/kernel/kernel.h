@@ -56,6 +56,8 @@ public:
   Outcome destroy(Handle actor);
   Outcome link(Handle actor, pack::Id link, Handle to); // actor 0: a global link
   void advance(int64_t ticks);
+  // The low end of the calling thread's stack (runtime/thread_stack.h).
+  void setStackLow(uintptr_t low) { stackLow_ = low; }
   // A restore replacing `replaced`: what the content declares kept (a pool
   // saying kept) carries over from it, for each actor in both.
   void keepFrom(const Kernel &replaced);
@@ -906,6 +908,7 @@ private:
   std::vector<uint32_t> reachedLater_;
   void runStart(uint32_t eventIndex);
   Id rulesName_ = pack::kNoId;       // the effect or ability whose rule's steps run
+  uintptr_t stackLow_ = 0;           // the calling thread's stack's low end (thread_stack.h)
   // Steps' locals, a stack as rules run inside rules: empty between
   // moments, so a save copies none of it and its copy makes its own.
   static constexpr size_t kLocalSlots = 1 << 16;

@@ -3,12 +3,8 @@
 // again (a hostile save carries a right hash), is refused with why before
 // the world runs on it. Each field is found by a value the world was made
 // to hold only there, or first there, and changed in place.
-#include "codegen/codegen.h"
-#include "driver/frontend.h"
-#include "driver/temp_dir.h"
-#include "eval/eval.h"
-#include "ir/ir.h"
 #include "number.h"
+#include "packs_for_tests.h"
 #include "save_envelope.h"
 #include "world.h"
 
@@ -21,6 +17,8 @@
 using namespace ledger;
 using rt::Handle;
 using rt::World;
+using test::Engine;
+using test::packOf;
 
 namespace {
 
@@ -75,33 +73,6 @@ archetype Dummy
     base MaxHealth 100
     full Health
 )";
-
-pack::Tables tablesOf(const char *catalog) {
-  auto fe = runFrontendOnText("save.ledger", catalog, FileRole::Catalog);
-  EXPECT_TRUE(fe->ok());
-  pack::Tables t = ir::lower(fe->tree, fe->decls, fe->diags);
-  EXPECT_TRUE(fe->ok());
-  return t;
-}
-
-enum class Engine { Reference, Compiled };
-
-std::unique_ptr<rt::Pack> packOf(const char *catalog, Engine engine) {
-  pack::Tables t = tablesOf(catalog);
-  if (engine == Engine::Reference)
-    return rt::Pack::reference(std::move(t), eval::evaluator());
-  static TempDir dir("ledger-save-test");
-  static int built = 0;
-  std::string path = dir.path + "/pack" + std::to_string(built++) + ".so", error;
-  if (!codegen::buildPack(t, pack::serialize(t), pack::catalogHash(t), path, error,
-                          {.optLevel = codegen::OptLevel::O1})) {
-    ADD_FAILURE() << error;
-    return nullptr;
-  }
-  std::unique_ptr<rt::Pack> pack = rt::Pack::load(path, error);
-  EXPECT_TRUE(pack && pack->engine()) << error;
-  return pack;
-}
 
 std::string bytesOf(int64_t v) { return std::string(reinterpret_cast<const char *>(&v), sizeof v); }
 

@@ -810,11 +810,20 @@ void World::raiseReached(uint32_t ei) {
 }
 
 // An event counted against its chain's budget, where the count isn't in
-// hand: the chain's first, or one past its budget; false: the chain is past
-// its budget, and the world has ended it.
+// hand: the chain's first, one past its budget, or one nested as deep as
+// the host's thread's stack holds; false: the chain is past its budget, and
+// the world has ended it.
 bool World::countPastBudget(uint32_t at) {
   if (at >= chainCounts_.size())
     chainCounts_.resize(at + 1, 0);
+  if (chainCounts_[at] <= kChainBudget &&
+      rt::stackRunningOut(__builtin_frame_address(0), host_->stackLow)) {
+    static const char words[] =
+        "a chain nested deeper than the host thread's stack holds, and the world ended it";
+    fault(Refusal::ChainBudget, words, sizeof words - 1, rulesName_);
+    chainCounts_[at] = kChainBudget + 1;
+    return false;
+  }
   if (++chainCounts_[at] > kChainBudget) {
     if (chainCounts_[at] == kChainBudget + 1) {
       static const char words[] = "a chain raised more than 1000 events, and the world ended it";

@@ -13,6 +13,7 @@
 #include "catalog.h"
 #include "compiled/engine_abi.h"
 #include "number.h"
+#include "thread_stack.h"
 #include "refusals.h"
 #include "timers.h"
 #include "vec.h"
@@ -472,7 +473,8 @@ private:
   [[gnu::always_inline]] bool withinBudget(uint32_t ei) {
     uint32_t chain = ev(ei).chain;
     uint32_t at = chain >= chainBase_ ? chain - chainBase_ : 0;
-    if (at < chainCounts_.size() && chainCounts_[at] < kChainBudget) {
+    if (at < chainCounts_.size() && chainCounts_[at] < kChainBudget &&
+        !rt::stackRunningOut(__builtin_frame_address(0), host_->stackLow)) {
       ++chainCounts_[at];
       return true;
     }

@@ -33,7 +33,7 @@ void *movingReallocate(void *, void *block, uint64_t bytes) {
   return moved;
 }
 
-const LedgerHost kMovingHost{nullptr, movingReallocate, nullptr};
+const LedgerHost kMovingHost{nullptr, movingReallocate, nullptr, 0};
 
 class MachineryVec : public ::testing::Test {
 protected:

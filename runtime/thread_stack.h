@@ -14,9 +14,10 @@ namespace ledger::rt {
 inline constexpr uintptr_t kStackKept = 256 * 1024;
 
 // The lowest address the calling thread's stack may reach, found once a
-// thread; 0 where the system can't tell, which checks nothing. A stack the
-// runtime wasn't told of (a fiber's, a coroutine's) lies outside it and is
-// not checked either.
+// thread (the main thread's by its stack limit as it stood then); 0 where
+// the system can't tell, which checks nothing. A stack the runtime wasn't
+// told of (a fiber's, a coroutine's) lies outside it and is not checked
+// either.
 uintptr_t threadStackLow();
 
 // Whether a frame at `frame` is within kStackKept of the stack's low end.

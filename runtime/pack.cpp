@@ -3,6 +3,7 @@
 #include "pack.h"
 #include "pack_seal.h"
 
+#include <cstdio>
 #include <dlfcn.h>
 
 namespace ledger::rt {
@@ -61,6 +62,22 @@ std::unique_ptr<Pack> Pack::load(const std::string &path, std::string &why) {
   pack->engine_ = d->engine;
   pack->genericBecause_ = d->genericBecause ? d->genericBecause : "";
   pack->index_ = indexPack(pack->tables_);
+  return pack;
+}
+
+std::unique_ptr<Pack> Pack::load(const std::string &path, uint64_t catalogHash,
+                                 std::string &why) {
+  std::unique_ptr<Pack> pack = load(path, why);
+  if (pack && pack->hash() != catalogHash) {
+    char words[160];
+    std::snprintf(words, sizeof words,
+                  "it is of another catalog (hash %016llx) than the host's header was written "
+                  "from (%016llx): build the pack and the header together",
+                  static_cast<unsigned long long>(pack->hash()),
+                  static_cast<unsigned long long>(catalogHash));
+    why = words;
+    return nullptr;
+  }
   return pack;
 }
 

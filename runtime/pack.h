@@ -31,6 +31,11 @@ public:
   // A compiled pack from a shared object: refused, with why, when it is no
   // ledger pack, another ABI's, its tables damaged or its hash not theirs.
   static std::unique_ptr<Pack> load(const std::string &path, std::string &why);
+  // The same, refused too unless it is of the catalog a host's typed header
+  // was written from (`ledger build --header`: its kCatalogHash), whose ids
+  // the host was compiled with.
+  static std::unique_ptr<Pack> load(const std::string &path, uint64_t catalogHash,
+                                    std::string &why);
   // The reference engine's pack: the same tables, evaluated.
   static std::unique_ptr<Pack> reference(pack::Tables tables, Evaluator evaluator);
 

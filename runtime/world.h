@@ -11,6 +11,7 @@
 #include "host_types.h"
 #include "journal.h"
 #include "pack.h"
+#include "typed_ids.h"
 
 #include <cstdint>
 #include <memory>
@@ -97,6 +98,47 @@ public:
   int64_t now() const;
   // How many actors made from an archetype are in play.
   int64_t countOf(pack::Id archetype) const;
+
+  // ---- the same, by a pack's typed ids (ledger build --header) ------------
+  Handle make(ids::Archetype archetype) { return make(archetype.id); }
+  Outcome act(Handle actor, ids::Ability ability, const std::vector<Handle> &targets,
+              const Given &given = {}) {
+    return act(actor, ability.id, targets, given);
+  }
+  Outcome actAt(Handle actor, ids::Ability ability, Handle target) {
+    return actAt(actor, ability.id, target);
+  }
+  Outcome canAct(Handle actor, ids::Ability ability, const std::vector<Handle> &targets,
+                 bool targetsNamed = true) {
+    return canAct(actor, ability.id, targets, targetsNamed);
+  }
+  Outcome apply(ids::Effect effect, int64_t stacks, Handle to, Handle from,
+                const Lifetime &given = {}, const Given &vars = {}) {
+    return apply(effect.id, stacks, to, from, given, vars);
+  }
+  Outcome remove(ids::Effect effect, Handle from, int64_t stacks = kWhole) {
+    return remove(effect.id, from, stacks);
+  }
+  Outcome raise(ids::Event event, Handle of, Handle by) { return raise(event.id, of, by); }
+  Outcome setPool(Handle actor, ids::Pool pool, int64_t amount) {
+    return setPool(actor, pool.id, amount);
+  }
+  Outcome link(Handle actor, ids::Link l, Handle to) { return link(actor, l.id, to); }
+  int64_t value(Handle actor, ids::Pool pool) { return value(actor, pool.id); }
+  int64_t value(Handle actor, ids::Stat stat) { return value(actor, stat.id); }
+  std::optional<int64_t> maximum(Handle actor, ids::Pool pool) { return maximum(actor, pool.id); }
+  std::optional<int64_t> maximum(Handle actor, ids::Stat stat) { return maximum(actor, stat.id); }
+  Handle linkOf(Handle actor, ids::Link l) const { return linkOf(actor, l.id); }
+  bool hasPool(Handle actor, ids::Pool pool) const { return hasPool(actor, pool.id); }
+  bool holds(Handle actor, ids::Effect effect) const { return holds(actor, effect.id); }
+  bool carries(Handle actor, ids::Tag tag) { return carries(actor, tag.id); }
+  int64_t stacksOf(Handle actor, ids::Effect effect, Handle from = 0) const {
+    return stacksOf(actor, effect.id, from);
+  }
+  int64_t remainingOf(Handle actor, ids::Effect effect, DurationUnit unit) const {
+    return remainingOf(actor, effect.id, unit);
+  }
+  int64_t countOf(ids::Archetype archetype) const { return countOf(archetype.id); }
 
   // ---- the journal ---------------------------------------------------------
   const std::vector<JournalEntry> &journal() const { return journalOf().entries(); }

@@ -13,5 +13,7 @@ config.test_exec_root = os.path.join(config.ledger_binary_dir, "test", "lit")
 config.substitutions.append(("%ledger", config.ledger_tool))
 config.substitutions.append(("%root", config.ledger_source_dir))
 config.substitutions.append(("%python", sys.executable))
+config.substitutions.append(("%cxx", config.cxx))
+config.substitutions.append(("%runtime_lib", config.runtime_lib))
 config.environment["PATH"] = os.pathsep.join(
     [config.llvm_tools_dir, config.environment.get("PATH", "")])

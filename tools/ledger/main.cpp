@@ -2,6 +2,7 @@
 // file; `build`, `play` and `ir` are the compiler's later stages.
 #include "driver/frontend.h"
 #include "codegen/codegen.h"
+#include "codegen/typed_header.h"
 #include "driver/temp_dir.h"
 #include "eval/eval.h"
 #include "ir/ir.h"
@@ -37,9 +38,13 @@ commands:
                         read and check a catalog (.ledger file, .catalog list
                         or folder) or a .play file and the catalog it names;
                         --dump prints the checked syntax tree
-  build PATH -o PACK [--time] [--jobs N] [--split-above N]
-        [--inline-machinery] [--keep-objects] [--error-limit=N]
-                        compile a catalog into a content pack (.so); --time
+  build PATH -o PACK [--header IDS.h [--namespace NAME]] [--time] [--jobs N]
+        [--split-above N] [--inline-machinery] [--keep-objects] [--error-limit=N]
+                        compile a catalog into a content pack (.so); --header
+                        writes its content names as typed ids for a host's
+                        code, with the catalog's hash its loadPack checks,
+                        in namespace NAME (default: the catalog's file
+                        name, a C++ name made of it); --time
                         says where the time went, --jobs how many threads
                         compile a large pack's parts (default: one a core),
                         --split-above past how many instructions' worth of
@@ -276,14 +281,45 @@ void printTimes(double frontEnd, const ledger::codegen::BuildTimes &times, doubl
   }
 }
 
+// The typed header of the tables at `header` (written whole or not at all);
+// false, having said why.
+bool writeHeader(const ledger::pack::Tables &tables, const std::string &catalog,
+                 const std::string &header, std::string space) {
+  if (space.empty())
+    space = ledger::codegen::namespaceOf(catalog);
+  std::string text, why;
+  if (!ledger::codegen::typedHeader(tables, space, catalog, text, why)) {
+    fileError("the header " + header + " can't be written: " + why);
+    return false;
+  }
+  std::string partial = header + ".partial";
+  std::FILE *f = std::fopen(partial.c_str(), "wb");
+  bool written = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  if (f)
+    written = std::fclose(f) == 0 && written;
+  std::error_code ec;
+  if (written)
+    std::filesystem::rename(partial, header, ec);
+  if (!written || ec) {
+    std::filesystem::remove(partial, ec);
+    fileError("cannot write " + header + ": " + std::strerror(errno ? errno : EIO));
+    return false;
+  }
+  return true;
+}
+
 int build(const std::vector<std::string_view> &args) {
-  std::string path, out;
+  std::string path, out, header, space;
   bool time = false;
   size_t errorLimit = kDefaultErrorLimit;
   ledger::codegen::Options options;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "-o" && i + 1 < args.size())
       out = args[++i];
+    else if (args[i] == "--header" && i + 1 < args.size())
+      header = args[++i];
+    else if (args[i] == "--namespace" && i + 1 < args.size())
+      space = args[++i];
     else if (args[i] == "--time")
       time = true;
     else if (args[i] == "--time-passes")
@@ -315,6 +351,10 @@ int build(const std::vector<std::string_view> &args) {
     return usageError("build takes a catalog and -o PACK");
   if (isContent(out))
     return usageError("build's -o names the pack to write, not a .ledger, .catalog or .play file");
+  if (!space.empty() && header.empty())
+    return usageError("--namespace names the namespace of --header's ids: give --header too");
+  if (isContent(header))
+    return usageError("--header names the header to write, not a .ledger, .catalog or .play file");
   // A name the linker would read as an option is a file here.
   if (out.starts_with("-"))
     out = "./" + out;
@@ -329,6 +369,8 @@ int build(const std::vector<std::string_view> &args) {
   if (time)
     options.times = &times;
   if (!buildPackFile(tables, out, options))
+    return 1;
+  if (!header.empty() && !writeHeader(tables, path, header, space))
     return 1;
   if (time) {
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

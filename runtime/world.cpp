@@ -39,7 +39,7 @@ World::World(const Pack &pack, uint64_t seed) : pack_(&pack) {
 World::World(const Pack &pack, std::unique_ptr<Kernel> kernel,
              std::unique_ptr<CompiledWorld> compiled)
     : pack_(&pack), kernel_(std::move(kernel)), compiled_(std::move(compiled)) {}
-World::World(const World &other) : pack_(other.pack_) {
+World::World(const World &other) : pack_(other.pack_), partTick_(other.partTick_) {
   if (other.compiled_)
     compiled_ = std::make_unique<CompiledWorld>(*other.compiled_);
   else
@@ -128,6 +128,29 @@ void World::advance(int64_t ticks) {
     return;
   on([&](auto &e) { e.advance(ticks); });
 }
+bool World::advanceSeconds(int64_t seconds) {
+  const pack::Tables &t = tables();
+  NumberFault fault = NumberFault::None;
+  int64_t time = rt::add(partTick_, rt::mul(seconds, t.unitsPerSecond, fault), fault);
+  int64_t tick = t.unitsPerTick * kOne;
+  if (seconds < 0 || fault != NumberFault::None || time / tick > INT64_MAX / tick - now())
+    return false;
+  partTick_ = time % tick;
+  if (time / tick > 0)
+    advance(time / tick);
+  return true;
+}
+
+int64_t World::timeOf(int64_t seconds) const {
+  NumberFault fault = NumberFault::None;
+  return seconds < 0 ? -1 : rt::mul(seconds, tables().unitsPerSecond, fault);
+}
+
+int64_t World::secondsOf(int64_t time) const {
+  NumberFault fault = NumberFault::None;
+  return time < 0 ? -1 : rt::div(time, tables().unitsPerSecond, fault);
+}
+
 void World::keepFrom(const World &replaced) {
   if (compiled_ && replaced.compiled_)
     compiled_->keepFrom(*replaced.compiled_);

@@ -61,6 +61,18 @@ public:
   Outcome destroy(Handle actor);
   Outcome link(Handle actor, pack::Id link, Handle to); // actor 0: a global link
   void advance(int64_t ticks);
+  // Time moved on by seconds, as the catalog's numbers say them (millionths:
+  // 16'667 is 16.667 ms): every whole tick the time passes runs, and what
+  // is left of a tick waits for the next call, so sixty frames of 16'667 at
+  // rate 20 run 20 ticks. False, moving nothing, for fewer than no seconds
+  // or past the last time the world holds. What is left of a tick is the
+  // host's, not the world's: a save holds whole ticks.
+  bool advanceSeconds(int64_t seconds);
+  // A time in seconds (millionths) in the world's own time, which a
+  // Lifetime and remainingOf speak (millionths of the pack's unit), and
+  // back; -1, never, stays -1, and one past what a time holds is 0.
+  int64_t timeOf(int64_t seconds) const;
+  int64_t secondsOf(int64_t time) const;
   // A restore replacing `replaced`: what the content declares kept (a pool
   // saying kept) carries over from it, for each actor in both.
   void keepFrom(const World &replaced);
@@ -181,6 +193,9 @@ private:
   const Pack *pack_;
   std::unique_ptr<Kernel> kernel_;
   std::unique_ptr<CompiledWorld> compiled_;
+  // Of a tick, what advanceSeconds has passed and not yet run (millionths
+  // of the pack's unit).
+  int64_t partTick_ = 0;
 };
 
 } // namespace ledger::rt

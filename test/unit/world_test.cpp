@@ -487,3 +487,34 @@ TEST(HostApiTime, ARegenAndARefillPullingApartReadAsEachStretchStepped) {
     EXPECT_EQ(w.value(h, heat), x * 100'000) << catalog << "after " << ticks << " ticks";
   }
 }
+
+// A host's frame loop moves time in seconds: every whole tick passed runs,
+// what is left of one waits for the next call, so sixty frames of 1/60 s
+// at rate 20 / 3 run 6 ticks, as the clock's 6.67 ticks pass 6; times of
+// a lifetime and a remaining read in seconds too.
+TEST(HostApiTime, SecondsMoveTimeOnByTheTicksTheyPass) {
+  auto fe = runFrontendOnText("t.ledger", "rate 20 / 3\neffect Mark\narchetype Dummy\n",
+                              FileRole::Catalog);
+  ASSERT_TRUE(fe->ok());
+  pack::Tables t = ir::lower(fe->tree, fe->decls, fe->diags);
+  ASSERT_TRUE(fe->ok());
+  pack::Id mark = t.find(t.effects, "Mark"), dummy = t.find(t.archetypes, "Dummy");
+  auto pack = rt::Pack::reference(std::move(t), eval::evaluator());
+  rt::World w(*pack);
+  rt::Handle d = w.make(dummy);
+  rt::Lifetime oneSecond;
+  oneSecond.time = w.timeOf(1'000'000);
+  ASSERT_TRUE(w.apply(mark, 1'000'000, d, d, oneSecond, {}).ok());
+  for (int frame = 0; frame < 60; ++frame)
+    ASSERT_TRUE(w.advanceSeconds(16'667));
+  EXPECT_EQ(w.now(), 6); // 60 × 16.667 ms is 6.667 ticks
+  EXPECT_EQ(w.secondsOf(w.remainingOf(d, mark, rt::DurationUnit::Time)), 100'000); // 1 s - 6 × 0.15 s
+  EXPECT_TRUE(w.advanceSeconds(50'000)); // 6.667 + 0.333 ticks: the seventh runs
+  EXPECT_EQ(w.now(), 7);
+  EXPECT_FALSE(w.holds(d, mark));
+  EXPECT_FALSE(w.advanceSeconds(-1));
+  EXPECT_FALSE(w.advanceSeconds(INT64_MAX));
+  EXPECT_EQ(w.now(), 7);
+  EXPECT_EQ(w.secondsOf(w.timeOf(1'500'000)), 1'500'000);
+  EXPECT_EQ(w.timeOf(-1), -1);
+}

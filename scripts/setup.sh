@@ -9,7 +9,7 @@ packages=(
   libclang-rt-19-dev
   libfmt-dev libgtest-dev libgmock-dev
   libjemalloc-dev
-  python3
+  python3 pkgconf
   valgrind
 )
 

@@ -128,12 +128,12 @@ bool typedHeader(const pack::Tables &t, const std::string &space, const std::str
   std::snprintf(hash, sizeof hash, "0x%016" PRIx64 "ull", pack::catalogHash(t));
   text = "// Written by `ledger build --header` from " + catalog +
          ":\n"
-         "// its content names as typed ids (runtime/typed_ids.h) and its catalog's hash.\n"
+         "// its content names as typed ids (<ledger/typed_ids.h>) and its catalog's hash.\n"
          "// Build the pack and this header together: loadPack refuses a pack of another\n"
          "// catalog as it loads.\n"
          "#pragma once\n\n"
-         "#include \"pack.h\"\n"
-         "#include \"typed_ids.h\"\n\n"
+         "#include <ledger/pack.h>\n"
+         "#include <ledger/typed_ids.h>\n\n"
          "#include <cstdint>\n"
          "#include <memory>\n"
          "#include <string>\n\n"

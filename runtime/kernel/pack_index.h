@@ -3,8 +3,9 @@
 // out once when a pack loads (either kind), shared by all its worlds.
 #pragma once
 
-#include "pack_abi.h"
-#include "pack_format.h"
+// Relative, as it is installed: include/ledger/kernel beside include/ledger.
+#include "../pack_abi.h"
+#include "../pack_format.h"
 
 #include <cstdint>
 #include <vector>

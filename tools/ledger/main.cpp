@@ -38,13 +38,16 @@ commands:
                         read and check a catalog (.ledger file, .catalog list
                         or folder) or a .play file and the catalog it names;
                         --dump prints the checked syntax tree
-  build PATH -o PACK [--header IDS.h [--namespace NAME]] [--time] [--jobs N]
-        [--split-above N] [--inline-machinery] [--keep-objects] [--error-limit=N]
+  build PATH -o PACK [--header IDS.h [--namespace NAME]] [--depfile DEPS]
+        [--time] [--jobs N] [--split-above N] [--inline-machinery]
+        [--keep-objects] [--error-limit=N]
                         compile a catalog into a content pack (.so); --header
                         writes its content names as typed ids for a host's
                         code, with the catalog's hash its loadPack checks,
                         in namespace NAME (default: the catalog's file
-                        name, a C++ name made of it); --time
+                        name, a C++ name made of it); --depfile writes the
+                        files the pack was built from, as make and ninja
+                        read them, to rebuild it when one changes; --time
                         says where the time went, --jobs how many threads
                         compile a large pack's parts (default: one a core),
                         --split-above past how many instructions' worth of
@@ -308,8 +311,40 @@ bool writeHeader(const ledger::pack::Tables &tables, const std::string &catalog,
   return true;
 }
 
+// The files a pack was built from, as make and ninja read a depfile: the
+// pack, then each file (a folder or a list of files too, whose changes add
+// or take away files); false, having said why.
+bool writeDepfile(const ledger::pack::Tables &tables, const std::string &catalog,
+                  const std::string &out, const std::string &depfile) {
+  auto escaped = [](const std::string &path) {
+    std::error_code ec;
+    std::string whole = std::filesystem::absolute(path, ec).lexically_normal().string(), text;
+    for (char c : whole) {
+      if (c == ' ' || c == '#')
+        text += '\\';
+      if (c == '$')
+        text += '$';
+      text += c;
+    }
+    return text;
+  };
+  std::string text = escaped(out) + ":";
+  for (const std::string &file : tables.files)
+    text += " \\\n  " + escaped(file);
+  if (std::find(tables.files.begin(), tables.files.end(), catalog) == tables.files.end())
+    text += " \\\n  " + escaped(catalog);
+  text += "\n";
+  std::FILE *f = std::fopen(depfile.c_str(), "wb");
+  bool written = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  if (f)
+    written = std::fclose(f) == 0 && written;
+  if (!written)
+    fileError("cannot write " + depfile + ": " + std::strerror(errno ? errno : EIO));
+  return written;
+}
+
 int build(const std::vector<std::string_view> &args) {
-  std::string path, out, header, space;
+  std::string path, out, header, space, depfile;
   bool time = false;
   size_t errorLimit = kDefaultErrorLimit;
   ledger::codegen::Options options;
@@ -320,6 +355,8 @@ int build(const std::vector<std::string_view> &args) {
       header = args[++i];
     else if (args[i] == "--namespace" && i + 1 < args.size())
       space = args[++i];
+    else if (args[i] == "--depfile" && i + 1 < args.size())
+      depfile = args[++i];
     else if (args[i] == "--time")
       time = true;
     else if (args[i] == "--time-passes")
@@ -353,8 +390,8 @@ int build(const std::vector<std::string_view> &args) {
     return usageError("build's -o names the pack to write, not a .ledger, .catalog or .play file");
   if (!space.empty() && header.empty())
     return usageError("--namespace names the namespace of --header's ids: give --header too");
-  if (isContent(header))
-    return usageError("--header names the header to write, not a .ledger, .catalog or .play file");
+  if (isContent(header) || isContent(depfile))
+    return usageError("--header and --depfile name files to write, not a .ledger, .catalog or .play file");
   // A name the linker would read as an option is a file here.
   if (out.starts_with("-"))
     out = "./" + out;
@@ -371,6 +408,8 @@ int build(const std::vector<std::string_view> &args) {
   if (!buildPackFile(tables, out, options))
     return 1;
   if (!header.empty() && !writeHeader(tables, path, header, space))
+    return 1;
+  if (!depfile.empty() && !writeDepfile(tables, path, out, depfile))
     return 1;
   if (time) {
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

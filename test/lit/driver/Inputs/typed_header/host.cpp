@@ -2,7 +2,7 @@
 // the header's loadPack (refused, with why, unless it is of the header's
 // catalog), orders a Bolt and reads what it did.
 #include "ids.h"
-#include "world.h"
+#include <ledger/world.h>
 
 #include <cstdio>
 

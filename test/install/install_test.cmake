@@ -1,0 +1,69 @@
+# Installs the build at BUILD into a fresh prefix under WORK and builds a
+# game against it as a game's build would (test/install/CMakeLists.txt):
+# the pack and its header made at build time, remade only when a file of
+# the catalog changes; the host runs the pack. Then the same host built
+# with pkg-config's flags, and CPack's Debian package of the install.
+#   cmake -DBUILD=... -DSOURCE=... -DWORK=... -DCXX=... -P install_test.cmake
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT result EQUAL 0)
+    message(FATAL_ERROR "failed: ${ARGN}\n${out}\n${err}")
+  endif()
+  set(out "${out}" PARENT_SCOPE)
+endfunction()
+function(expect text what)
+  string(FIND "${out}" "${text}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "${what}: expected `${text}` in:\n${out}")
+  endif()
+endfunction()
+
+file(REMOVE_RECURSE ${WORK})
+set(prefix ${WORK}/prefix)
+run(${CMAKE_COMMAND} --install ${BUILD} --prefix ${prefix})
+foreach(file bin/ledger include/ledger/world.h include/ledger/kernel/pack_index.h
+             include/ledger/compiled/engine_abi.h lib/libledger_runtime.a lib/libledger_runtime.so
+             lib/cmake/Ledger/LedgerConfig.cmake lib/pkgconfig/ledger.pc)
+  if(NOT EXISTS ${prefix}/${file})
+    message(FATAL_ERROR "the install lacks ${file}")
+  endif()
+endforeach()
+
+# The catalog a folder of two files, copied, so that the test may touch one:
+# the folder's own time doesn't change, only the depfile says the pack
+# read it.
+file(COPY ${SOURCE}/test/lit/driver/Inputs/typed_header/game.ledger DESTINATION ${WORK}/catalog)
+file(WRITE ${WORK}/catalog/luck.ledger "stat Luck default 1\n")
+set(catalog ${WORK}/catalog)
+set(host ${SOURCE}/test/lit/driver/Inputs/typed_header/host.cpp)
+set(game ${WORK}/game)
+run(${CMAKE_COMMAND} -S ${SOURCE}/test/install -B ${game} -G Ninja -DCMAKE_CXX_COMPILER=${CXX}
+    -DCMAKE_PREFIX_PATH=${prefix} -DCATALOG=${catalog} -DHOST_SOURCE=${host})
+run(${CMAKE_COMMAND} --build ${game})
+run(${game}/host ${game}/game.so)
+expect("ordered: done" "the host's order")
+expect("health: 96000000 of 100000000" "the host's read")
+# Built again with nothing changed: nothing to do. A catalog's file
+# changed: the pack is built again.
+run(${CMAKE_COMMAND} --build ${game} -- -n -d explain)
+expect("no work to do" "a build with nothing changed")
+file(TOUCH ${catalog}/luck.ledger)
+run(${CMAKE_COMMAND} --build ${game} -- -n)
+expect("Building the pack of" "a build after the catalog changed")
+
+# pkg-config's flags, for a build without CMake.
+set(ENV{PKG_CONFIG_PATH} ${prefix}/lib/pkgconfig)
+run(pkg-config --cflags --libs ledger)
+string(STRIP "${out}" flags)
+separate_arguments(flags UNIX_COMMAND "${flags}")
+run(${CXX} -I${game}/include ${flags} ${host} -Wl,-rpath,${prefix}/lib -ldl -o ${WORK}/pc_host)
+run(${WORK}/pc_host ${game}/game.so)
+expect("ordered: done" "the pkg-config host's order")
+
+# CPack's Debian package holds the same.
+run(cpack -G DEB -B ${WORK}/deb --config ${BUILD}/CPackConfig.cmake)
+file(GLOB debs ${WORK}/deb/*.deb)
+run(dpkg-deb -c ${debs})
+expect("/bin/ledger" "the package's tool")
+expect("/include/ledger/world.h" "the package's headers")
+expect("/lib/libledger_runtime.so" "the package's runtime")

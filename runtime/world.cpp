@@ -93,8 +93,10 @@ Outcome World::canAct(Handle actor, pack::Id ability, const std::vector<Handle> 
 Outcome World::apply(pack::Id effect, int64_t stacks, Handle to, Handle from,
                      const Lifetime &given, const Given &vars) {
   const pack::Tables &t = tables();
+  // -1 is none; a time, turns or a count below that is no lifetime.
   if ((given.countEvent != kNoId && given.countEvent >= t.events.size()) ||
-      (given.countTag != kNoId && given.countTag >= t.tags.size())) {
+      (given.countTag != kNoId && given.countTag >= t.tags.size()) || given.time < -1 ||
+      given.turns < -1 || given.count < -1) {
     Outcome refused;
     refused.refusal = Refusal::Refused;
     return refused;

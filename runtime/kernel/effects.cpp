@@ -160,7 +160,9 @@ uint32_t Kernel::newInstance(Event &e, uint32_t eventIndex) {
   // Only the tags declared carried go down a chain.
   for (uint32_t w = 0; w < ix_->tagWords; ++w)
     in.carried.w[w] = e.tags.w[w] & ix_->carriedTags[w];
-  in.lifetime = e.life.time;
+  // A time below zero is none, as a count or turns below zero are
+  // (docs/readings.md 167).
+  in.lifetime = e.life.time >= 0 ? e.life.time : -1;
   in.expiresAt = in.lifetime >= 0 ? timeAfter(in.appliedAt, in.lifetime) : -1;
   in.turnsLeft = e.life.turns >= 0 ? e.life.turns / kOne : -1;
   countFor(in, e.life.count >= 0 ? e.life.count / kOne : -1);

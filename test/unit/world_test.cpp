@@ -391,6 +391,22 @@ TEST_F(HostApi, AnApplyCountingWhatThePackLacksIsRefused) {
   EXPECT_FALSE(w.holds(a, burn));
 }
 
+// -1 is a lifetime's none; a time, turns or a count below it is a host's
+// slip, refused (the instance kept it, and the world's own save was then
+// refused as damaged).
+TEST_F(HostApi, AnApplyWithALifetimeBelowNoneIsRefused) {
+  rt::World w(*pack);
+  rt::Handle a = w.make(mage);
+  for (int field = 0; field < 3; ++field) {
+    rt::Lifetime life;
+    (field == 0 ? life.time : field == 1 ? life.turns : life.count) = -15'000'000;
+    EXPECT_EQ(w.apply(burn, 1'000'000, a, a, life, {}).refusal, rt::Refusal::Refused);
+  }
+  EXPECT_FALSE(w.holds(a, burn));
+  std::string why;
+  EXPECT_TRUE(rt::World::loadSave(*pack, w.saveBytes(), why)) << why;
+}
+
 // Time moves on, never back, and no further than the world's time holds
 // (docs/readings.md 135): such an advance moves nothing.
 TEST_F(HostApi, AnAdvanceBackOrPastTheLastTimeMovesNothing) {

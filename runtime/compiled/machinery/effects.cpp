@@ -112,7 +112,9 @@ uint32_t World::newInstance(Event &e, uint32_t eventIndex) {
     in.stacks = e.stacks;
     in.seq = ++seq_;
     in.appliedAt = worldTime();
-    in.lifetime = e.life.time;
+    // A time below zero is none, as a count or turns below zero are
+    // (docs/readings.md 167).
+    in.lifetime = e.life.time >= 0 ? e.life.time : -1;
     in.expiresAt = in.lifetime >= 0 ? rt::timeAfter(in.appliedAt, in.lifetime) : -1;
     in.turnsLeft = e.life.turns >= 0 ? e.life.turns / kOne : -1;
     in.countLeft = -1;

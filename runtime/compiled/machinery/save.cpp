@@ -10,17 +10,27 @@ namespace ledger::cw {
 
 namespace {
 
+// The order timers come due in, and where that leaves two alike (a stale
+// timer beside the live one), by their kind and version: one order for
+// every world holding them.
+bool comesDueFirst(const Timer &x, const Timer &y) {
+  if (timerLater(y, x) || timerLater(x, y))
+    return timerLater(y, x);
+  return x.kind != y.kind ? x.kind < y.kind : x.version < y.version;
+}
+
 struct Writer {
   void *context;
   void (*write)(void *, const void *, uint64_t);
   template <typename T> void pod(const T &v) { write(context, &v, sizeof v); }
-  // The queue's timers, as a list: the tick under way's left, the wheel's,
-  // the far ones. Each is its fields alone, its padding cleared: a save's
-  // bytes are its world's, however its timers were made.
+  // The queue's timers, as a list in the order they come due, every field
+  // deciding it (a world read back queues them in that order, so its own
+  // save is the same bytes). Each is its fields alone, its padding cleared:
+  // a save's bytes are its world's, however its timers were made.
   void timers(const TimerQueue &q) {
-    pod(uint64_t(q.size()));
+    Vec<Timer> listed;
     q.each([&](const Timer &t) {
-      Timer clear;
+      Timer &clear = listed.pushDefault();
       std::memset(static_cast<void *>(&clear), 0, sizeof clear);
       clear.due = t.due;
       clear.at = t.at;
@@ -30,8 +40,9 @@ struct Writer {
       clear.version = t.version;
       clear.phase = t.phase;
       clear.kind = t.kind;
-      write(context, &clear, sizeof clear);
     });
+    std::sort(listed.begin(), listed.end(), comesDueFirst);
+    vec(listed);
   }
   template <typename T> void vec(const Vec<T> &v) {
     pod(uint64_t(v.size()));
@@ -174,7 +185,7 @@ World *World::load(const void *bytes, uint64_t size, const char **why) {
   }
   // Queued again, in the order they come due: each goes on the wheel or
   // far, or after those the tick under way has left before it.
-  std::sort(r.loaded.begin(), r.loaded.end(), [](const Timer &x, const Timer &y) { return timerLater(y, x); });
+  std::sort(r.loaded.begin(), r.loaded.end(), comesDueFirst);
   w->timers_.reset(w->now_);
   for (const Timer &t : r.loaded)
     w->timers_.push(t);

@@ -774,6 +774,9 @@ void Kernel::fireTimer(const Timer &tm) {
     int64_t &due = everyDue_[in->everyAt + every];
     if (interval > 0) {
       due = timeAfter(due, interval);
+      int64_t clockNowAt = clockNow(in->holder, in->clock);
+      if (due <= clockNowAt && pastEveryBudget(inst, every, in->effect))
+        due = dueAfter(due, interval, clockNowAt);
       pushTimer({worldDue(in->holder, in->clock, due), 0, in->seq, TimerKind::Every,
                          tm.instance, tm.rule, tm.version});
     }
@@ -784,6 +787,38 @@ void Kernel::fireTimer(const Timer &tm) {
     }
   }
   endMoment();
+}
+
+// An every rule due again within the tick it ran in, counted against its
+// budget for the tick: past it, the world journals a fault once and its
+// runs left in the tick are skipped (docs/readings.md 168).
+bool Kernel::pastEveryBudget(uint32_t inst, uint32_t every, Id effect) {
+  if (everyRunsTick_ != now_) {
+    everyRuns_.clear();
+    everyRunsTick_ = now_;
+  }
+  auto at = std::find_if(everyRuns_.begin(), everyRuns_.end(), [&](const EveryRuns &r) {
+    return r.inst == inst && r.every == every;
+  });
+  if (at == everyRuns_.end()) {
+    everyRuns_.push_back({inst, every, 0});
+    at = everyRuns_.end() - 1;
+  }
+  if (++at->runs <= kEveryBudget)
+    return false;
+  if (at->runs == kEveryBudget + 1)
+    fault(Refusal::ChainBudget, "an every rule came due more than " + std::to_string(kEveryBudget) +
+                                    " times in one tick, and the world skipped its runs left in "
+                                    "the tick in " +
+                                    std::string(t_->name(t_->effects[effect].name)));
+  return true;
+}
+
+// The first of `due`'s runs every `interval` past `now` (a clock's time):
+// past what a time holds, the last time, never reached.
+int64_t Kernel::dueAfter(int64_t due, int64_t interval, int64_t now) {
+  __int128 next = __int128(due) + (__int128(now - due) / interval + 1) * interval;
+  return next > INT64_MAX ? INT64_MAX : int64_t(next);
 }
 
 // Time moves from one due timer to the next: a tick with nothing due costs

@@ -116,6 +116,8 @@ public:
   static constexpr uint32_t kMaxPortions = pack::kMaxPortions;
   static constexpr uint32_t kMaxProps = 8;
   static constexpr uint32_t kChainBudget = 1000;
+  // How often one every rule of one instance may come due within one tick.
+  static constexpr uint32_t kEveryBudget = 10000;
 
 private:
   using Id = pack::Id;
@@ -482,6 +484,15 @@ private:
   int32_t clockOfStat(Id stat) const;
   void runTimers(int64_t upTo);
   void fireTimer(const Timer &tm);
+  bool pastEveryBudget(uint32_t inst, uint32_t every, Id effect);
+  static int64_t dueAfter(int64_t due, int64_t interval, int64_t now);
+  // The runs of every rules due again within the tick under way, by
+  // instance and rule: kept for that tick alone, so no save holds them.
+  struct EveryRuns {
+    uint32_t inst, every, runs;
+  };
+  std::vector<EveryRuns> everyRuns_;
+  int64_t everyRunsTick_ = -1;
   void prepare(Frame &f);
   static const LedgerEventHead *headOf(const Event &e);
   int64_t runBody(Id body, Frame &f);

@@ -581,6 +581,8 @@ void World::fireTimer(const Timer &tm) {
     int64_t &due = everyDueOf(i)[every];
     if (interval > 0) {
       due = rt::timeAfter(due, interval);
+      if (due <= worldTime() && pastEveryBudget(i, every, inst(i).effect)) [[unlikely]]
+        due = dueAfter(due, interval, worldTime());
       pushTimer({due, 0, inst(i).seq, tm.instance, tm.rule, tm.version, 0, TimerKind::Every});
     }
     Handle holder = inst(i).holder;
@@ -591,6 +593,40 @@ void World::fireTimer(const Timer &tm) {
     }
   }
   endMoment();
+}
+
+// An every rule due again within the tick it ran in, counted against its
+// budget for the tick: past it, the world journals a fault once and its
+// runs left in the tick are skipped (docs/readings.md 168).
+bool World::pastEveryBudget(uint32_t i, uint32_t every, Id effect) {
+  if (everyRunsTick_ != now_) {
+    everyRuns_.clear();
+    everyRunsTick_ = now_;
+  }
+  EveryRuns *at = nullptr;
+  for (EveryRuns &r : everyRuns_)
+    if (r.inst == i && r.every == every)
+      at = &r;
+  if (!at) {
+    at = &everyRuns_.pushDefault();
+    *at = {i, every, 0};
+  }
+  if (++at->runs <= kEveryBudget)
+    return false;
+  if (at->runs == kEveryBudget + 1) {
+    static const char words[] = "an every rule came due more than 10000 times in one tick, and "
+                                "the world skipped its runs left in the tick";
+    static_assert(kEveryBudget == 10000);
+    fault(Refusal::ChainBudget, words, sizeof words - 1, lp_effects[effect].name);
+  }
+  return true;
+}
+
+// The first of `due`'s runs every `interval` past `now`: past what a time
+// holds, the last time, never reached.
+int64_t World::dueAfter(int64_t due, int64_t interval, int64_t now) {
+  __int128 next = __int128(due) + (__int128(now - due) / interval + 1) * interval;
+  return next > INT64_MAX ? INT64_MAX : int64_t(next);
 }
 
 // Time moves from one due timer to the next: a tick with nothing due costs

@@ -31,6 +31,8 @@ using rt::Refusal;
 constexpr uint32_t kMaxTagWords = LEDGER_EVENT_TAG_WORDS;
 constexpr uint32_t kMaxPortions = pack::kMaxPortions;
 constexpr uint32_t kChainBudget = 1000;
+// How often one every rule of one instance may come due within one tick.
+constexpr uint32_t kEveryBudget = 10000;
 constexpr uint32_t kNone = UINT32_MAX;
 
 struct Tags {
@@ -449,6 +451,15 @@ private:
   void turnTaken(Handle a, uint32_t chain);
   void runTimers();
   void fireTimer(const Timer &tm);
+  bool pastEveryBudget(uint32_t i, uint32_t every, Id effect);
+  static int64_t dueAfter(int64_t due, int64_t interval, int64_t now);
+  // The runs of every rules due again within the tick under way, by
+  // instance and rule: kept for that tick alone, so no save holds them.
+  struct EveryRuns {
+    uint32_t inst, every, runs;
+  };
+  Vec<EveryRuns> everyRuns_;
+  int64_t everyRunsTick_ = -1;
 
   // ---- bodies ----
   // A formula read in a frame: a number its content says is read as it

@@ -258,6 +258,11 @@ int64_t Kernel::apiRead(Frame &f, uint32_t readId, const int64_t *args) {
         // "read with no actor: a number its content says, or the stat's default"
         if (!ix_->archetypeBaseSaid[a.basesBegin + b])
           return t_->values[r.b].defaultValue;
+        // A base reading itself through its archetype is a value read
+        // inside itself, ended as every such read is.
+        Nesting nest(valueNesting_);
+        if (nestedTooDeep())
+          return 0;
         Frame g{};
         return runBody(v.body, g);
       }

@@ -672,8 +672,9 @@ PackIndex indexPack(const pack::Tables &t) {
     for (uint32_t b = 0; b < arch.baseCount; ++b) {
       const pack::ArchetypeValue &v = t.archetypeValues[arch.basesBegin + b];
       ix.archetypeBase[size_t(a) * ix.valueCount + v.value] = v.body;
-      ix.archetypeBaseSaid[b + arch.basesBegin] =
-          t.bodies[v.body].kind == pack::BodyKind::Formula && saysANumber(t, t.bodies[v.body].root);
+      ix.archetypeBaseSaid[b + arch.basesBegin] = v.body != kNoId &&
+                                                   t.bodies[v.body].kind == pack::BodyKind::Formula &&
+                                                   saysANumber(t, t.bodies[v.body].root);
     }
   }
   // A member of a stat by type is moved by its own terms, its type's

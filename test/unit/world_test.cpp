@@ -534,3 +534,25 @@ TEST(HostApiTime, SecondsMoveTimeOnByTheTicksTheyPass) {
   EXPECT_EQ(w.secondsOf(w.timeOf(1'500'000)), 1'500'000);
   EXPECT_EQ(w.timeOf(-1), -1);
 }
+
+// Tables whose archetype base names no body (a damaged pack the reader
+// accepts: a body is optional where the reader checks bases) load and run:
+// the base reads 0, never a body past the table.
+TEST(HostApiPack, ABaseNamingNoBodyLoadsAndReadsNothing) {
+  auto fe = runFrontendOnText("t.ledger", "stat Power\narchetype Dummy\n    base Power 3\n",
+                              FileRole::Catalog);
+  ASSERT_TRUE(fe->ok());
+  pack::Tables t = ir::lower(fe->tree, fe->decls, fe->diags);
+  ASSERT_TRUE(fe->ok());
+  const pack::Archetype &dummy = t.archetypes[t.find(t.archetypes, "Dummy")];
+  ASSERT_EQ(dummy.baseCount, 1u);
+  t.archetypeValues[dummy.basesBegin].body = pack::kNoId;
+  pack::Tables back;
+  std::string why;
+  ASSERT_TRUE(pack::deserialize(pack::serialize(t), back, why)) << why;
+  pack::Id power = back.find(back.values, "Power"), arch = back.find(back.archetypes, "Dummy");
+  auto pack = rt::Pack::reference(std::move(back), eval::evaluator());
+  rt::World w(*pack);
+  rt::Handle d = w.make(arch);
+  EXPECT_EQ(w.value(d, power), 0);
+}

@@ -59,8 +59,11 @@ int64_t Kernel::clockNow(Handle a, int32_t clock) const {
   if (clock < 0 || !actor(a))
     return worldTime();
   const Clock &c = clocks_[size_t(indexOf(a)) * ix_->clockStats.size() + clock];
+  // A clock run past what a time holds stands at the last time, which it
+  // never reaches (docs/readings.md 135).
   __int128 run = __int128(worldTime() - c.anchorWorld) * c.rate / kOne;
-  return c.anchorClock + int64_t(run);
+  __int128 at = c.anchorClock + run;
+  return at > INT64_MAX ? INT64_MAX : int64_t(at);
 }
 
 // The world time a clock reaches a time, rounded up: a timer fires on the

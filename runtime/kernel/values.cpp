@@ -937,8 +937,8 @@ int64_t Kernel::driftReaches(Handle a, Id p, size_t slot, int64_t rate, int64_t 
     __int128 r = rate > 0 ? __int128(rate) : -__int128(rate);
     __int128 span = rate > 0 ? to - base : base - to;
     int64_t need = driftNeeds(span, r, perRegen);
-    if (need >= 0 && need <= INT64_MAX - from)
-      due = from + need;
+    if (need >= 0 && __int128(need) <= __int128(INT64_MAX) - from)
+      due = int64_t(from + __int128(need));
   }
   if (perRefill > 0 && v.refillAmount != 0) {
     // The refill `steps` on from the last one passed, or -1 past the last

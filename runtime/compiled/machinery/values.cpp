@@ -568,14 +568,15 @@ int64_t World::driftReaches(Handle a, Id p, int64_t rate, int64_t amount, int64_
         !__builtin_add_overflow(product, int64_t(odd), &n)) {
       d = int64_t(2 * r);
       int64_t need = n / d + (n % d != 0);
-      if (need <= INT64_MAX - from)
-        due = from + need;
+      // An anchor before the world's start (a clock run back) leaves room.
+      if (__int128(need) <= __int128(INT64_MAX) - from)
+        due = int64_t(from + __int128(need));
     } else if (__int128 n2 = 2 * span - 1, d2 = 2 * r, whole = n2 / d2, part = n2 % d2;
                whole <= INT64_MAX / perRegen) {
       __int128 rest = part * perRegen + odd;
       __int128 need = whole * perRegen + (rest + d2 - 1) / d2;
       if (need <= __int128(INT64_MAX) - from)
-        due = from + int64_t(need);
+        due = int64_t(from + need);
     }
   }
   if (perRefill > 0 && v.refillAmount != 0) {

@@ -294,7 +294,8 @@ int64_t Kernel::stackCap(uint32_t inst, const Event &e) {
   f.roots[LEDGER_SLOT_HOLDER] = e.subject;
   f.roots[LEDGER_SLOT_SOURCE] = e.source;
   f.roots[LEDGER_SLOT_CREDIT] = e.credit;
-  return runBody(ef.stack.maxBody, f);
+  // A cap below zero holds as little as one of 0 (docs/readings.md 169).
+  return std::max<int64_t>(0, runBody(ef.stack.maxBody, f));
 }
 
 // A new instance goes on, its Apply made by it; its start rules run once
@@ -395,6 +396,24 @@ void Kernel::install(Event &e, uint32_t eventIndex) {
     e.refusal = Refusal::AlreadyHas;
     return;
   }
+  // A cap of 0 leaves a new instance no stacks to hold (docs/readings.md
+  // 169); separate instances were refused above (reading 156).
+  auto noRoom = [&] {
+    return capStacks <= 0 && mode != StackMode::Separate &&
+           (same.empty() || mode == StackMode::Replace);
+  };
+  if (noRoom()) {
+    e.refusal = Refusal::Refused;
+    return;
+  }
+  // What comes off before the newcomer goes on runs its end rules, which
+  // may destroy the holder: then nothing goes on (reading 169).
+  auto holderGone = [&] {
+    if (alive(holder))
+      return false;
+    e.refusal = Refusal::Gone;
+    return true;
+  };
   // Exclusive: installing it takes off the holder's other effects carrying
   // one of its tags, so only once nothing has refused it; what comes off
   // runs its end rules, which may touch what it stacks with: gathered again.
@@ -408,8 +427,14 @@ void Kernel::install(Event &e, uint32_t eventIndex) {
     }
     for (uint32_t i : *off)
       endInstance(i, Id(pack::BuiltinTag::EndReplaced), e.chain);
+    if (holderGone())
+      return;
     if (!off->empty())
       gather();
+    if (noRoom()) {
+      e.refusal = Refusal::Refused;
+      return;
+    }
   }
   // A newcomer put on whole holds at most the cap, a signed one within
   // plus or minus it.
@@ -432,6 +457,8 @@ void Kernel::install(Event &e, uint32_t eventIndex) {
               (insts_[victim].expiresAt < 0 || insts_[i].expiresAt < insts_[victim].expiresAt))
             victim = i;
       endInstance(victim, Id(pack::BuiltinTag::EndReplaced), e.chain);
+      if (holderGone())
+        return;
     }
     if (mode != StackMode::Separate)
       capNewcomer();
@@ -473,6 +500,8 @@ void Kernel::install(Event &e, uint32_t eventIndex) {
   switch (mode) {
   case StackMode::Replace: {
     endInstance(held, Id(pack::BuiltinTag::EndReplaced), e.chain);
+    if (holderGone())
+      return;
     capNewcomer();
     putOn(e, eventIndex);
     return;

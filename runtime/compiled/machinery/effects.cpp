@@ -189,7 +189,9 @@ int64_t World::stackCap(uint32_t i, const Event &e) {
   f.roots[LEDGER_SLOT_HOLDER] = e.subject;
   f.roots[LEDGER_SLOT_SOURCE] = e.source;
   f.roots[LEDGER_SLOT_CREDIT] = e.credit;
-  return runBody(ef.stack.maxBody, f);
+  // A cap below zero holds as little as one of 0 (docs/readings.md 169).
+  int64_t cap = runBody(ef.stack.maxBody, f);
+  return cap > 0 ? cap : 0;
 }
 
 void World::putOn(Event &e, uint32_t eventIndex) {
@@ -280,6 +282,11 @@ void World::install(Event &e0, uint32_t ei) {
     ev(ei).refusal = Refusal::AlreadyHas;
     return;
   }
+  // A cap of 0 leaves a new instance no stacks to hold (docs/readings.md 169).
+  if (capStacks <= 0 && (same == kNone || mode == StackMode::Replace)) {
+    ev(ei).refusal = Refusal::Refused;
+    return;
+  }
   auto capNewcomer = [&] {
     Event &e = ev(ei);
     if (capStacks != INT64_MAX) {
@@ -325,6 +332,12 @@ void World::install(Event &e0, uint32_t ei) {
   switch (mode) {
   case StackMode::Replace:
     endInstance(same, Id(pack::BuiltinTag::EndReplaced), e.chain);
+    // Its end rules may have destroyed the holder: nothing goes on then
+    // (docs/readings.md 169).
+    if (!alive(holder)) {
+      ev(ei).refusal = Refusal::Gone;
+      return;
+    }
     capNewcomer();
     putOn(ev(ei), ei);
     return;

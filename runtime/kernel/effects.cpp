@@ -69,7 +69,9 @@ int64_t Kernel::clockNow(Handle a, int32_t clock) const {
 // The world time a clock reaches a time, rounded up: a timer fires on the
 // first tick at or after it.
 int64_t Kernel::worldDue(Handle a, int32_t clock, int64_t due) const {
-  if (clock < 0 || !actor(a))
+  // A due held at the last time a clock counts is never reached, even on a
+  // clock run there itself (docs/readings.md 170).
+  if (clock < 0 || !actor(a) || due == INT64_MAX)
     return due;
   const Clock &c = clocks_[size_t(indexOf(a)) * ix_->clockStats.size() + clock];
   __int128 left = __int128(due - c.anchorClock) * kOne;

@@ -170,12 +170,14 @@ bool Kernel::savedHandleFits(Handle h) const {
   return h == 0 || (indexOf(h) < actors_.size() && genOf(h) != 0 && genOf(h) <= actors_[indexOf(h)].gen);
 }
 
-// A clock's time at the world's now, worked in 128 bits.
+// A clock's time at the world's now, worked in 128 bits, standing at the
+// last time as clockNow's does (docs/readings.md 170).
 __int128 Kernel::savedClockNow(uint32_t ai, int32_t clock) const {
   if (clock < 0)
     return worldTime();
   const Clock &c = clocks_[size_t(ai) * ix_->clockStats.size() + size_t(clock)];
-  return __int128(c.anchorClock) + (__int128(worldTime()) - c.anchorWorld) * c.rate / kOne;
+  __int128 at = __int128(c.anchorClock) + (__int128(worldTime()) - c.anchorWorld) * c.rate / kOne;
+  return std::min<__int128>(at, INT64_MAX);
 }
 
 bool Kernel::savedActorsHold(std::string &why) const {
@@ -192,16 +194,16 @@ bool Kernel::savedActorsHold(std::string &why) const {
       if (!savedHandleFits(links_[ai * links + l]))
         return damaged(why, nth("actor", ai) + "'s link names no actor the world has had");
     // A clock runs from the make at a rate of none or more, its anchor
-    // set at a time since.
+    // set at a time since; run past the last time, it stands there
+    // (docs/readings.md 170).
     for (int32_t c = 0; c < int32_t(ix_->clockStats.size()); ++c) {
       const Clock &clock = clocks_[size_t(ai) * ix_->clockStats.size() + size_t(c)];
-      __int128 at = savedClockNow(ai, c);
       // Its rate, its stat's as last read, or a whole one before its first.
       int64_t most = 0;
       bool fast = plainNumber(t_->values[ix_->clockStats[c]].maxBody, most) &&
                   clock.rate > std::max(most, kOne);
       if (clock.rate < 0 || fast || clock.anchorClock < 0 || clock.anchorWorld < a.madeAt * tickTime_ ||
-          clock.anchorWorld > worldTime() || at > kLatestTime)
+          clock.anchorWorld > worldTime())
         return damaged(why, nth("actor", ai) + "'s clock is anchored where no clock runs");
     }
     for (Id p = 0; p < valueCount_; ++p) {
@@ -350,7 +352,7 @@ bool Kernel::savedTimesHold(const Instance &in) const {
     if (rule.kind != pack::RuleKind::Every)
       continue;
     int64_t next = *due++;
-    if (next != -1 && (next <= in.appliedAt || next > kLatestTime || (fixedInterval(rule) && next < now)))
+    if (next != -1 && (next <= in.appliedAt || (fixedInterval(rule) && next < now)))
       return false;
   }
   return true;

@@ -1,11 +1,11 @@
 # Runs a libFuzzer target for a bounded time over a corpus holding its seeds.
-# SEEDS is a folder of seeds, or FRONTEND: the repository's (ROOT's) catalogs
+# SEEDS is folders of seeds joined by |, or FRONTEND: the repository's (ROOT's) catalogs
 # and plays, and each play joined to its catalog. FRESH empties the corpus
 # first, else what earlier runs found stays in it. A crash, a hang or a
 # sanitizer's report fails the run, the input that made it left under
 # ARTIFACTS. An input runs in milliseconds: one taking a minute hangs,
 # however loaded the machine.
-#   cmake -DFUZZER=... -DSEEDS=DIR|FRONTEND -DROOT=DIR -DCORPUS=DIR -DARTIFACTS=DIR
+#   cmake -DFUZZER=... -DSEEDS=DIR[|DIR...]|FRONTEND -DROOT=DIR -DCORPUS=DIR -DARTIFACTS=DIR
 #         -DSECONDS=N -DMAX_LEN=N -DFRESH=ON|OFF -P run_fuzz.cmake
 if(FRESH)
   file(REMOVE_RECURSE ${CORPUS})
@@ -15,7 +15,12 @@ if(SEEDS STREQUAL "FRONTEND")
   file(GLOB_RECURSE seeds ${ROOT}/test/*.ledger ${ROOT}/test/*.play
        ${ROOT}/stdlib-ledger/*.ledger ${ROOT}/stdlib-ledger/*.play)
 else()
-  file(GLOB_RECURSE seeds ${SEEDS}/*)
+  string(REPLACE "|" ";" folders "${SEEDS}")
+  set(seeds)
+  foreach(folder ${folders})
+    file(GLOB_RECURSE found ${folder}/*)
+    list(APPEND seeds ${found})
+  endforeach()
 endif()
 foreach(seed ${seeds})
   file(COPY ${seed} DESTINATION ${CORPUS})

@@ -375,7 +375,7 @@ bool World::savedTimesHold(uint32_t i) {
     if (rule.kind != pack::RuleKind::Every)
       continue;
     int64_t next = *due++;
-    if (next != -1 && (next <= in.appliedAt || next > kLatestTime || (fixedInterval(rule) && next < now)))
+    if (next != -1 && (next <= in.appliedAt || (fixedInterval(rule) && next < now)))
       return false;
   }
   return true;

@@ -795,6 +795,10 @@ private:
       fail("a place for steps names a formula");
       return;
     }
+    if (b.localCount > kLocalSlots - LEDGER_SLOT_FIRST_LOCAL) {
+      fail("a body names more than a world's rules hold");
+      return;
+    }
     frame.locals += b.localCount;
     Need need;
     for (uint32_t s = b.stepsBegin; s < b.stepsEnd; ++s)

@@ -322,6 +322,10 @@ struct Archetype {
 
 enum class BodyKind : uint8_t { Formula, Steps };
 
+// The slots a world holds for steps' names, every rule nested in another
+// at once: a body's own past what this holds is none a pack may give.
+inline constexpr uint32_t kLocalSlots = 1 << 16;
+
 struct Body {
   BodyKind kind = BodyKind::Formula;
   Id root = kNoId;                     // Formula: its expression

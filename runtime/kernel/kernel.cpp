@@ -523,9 +523,9 @@ int32_t Kernel::runSteps(Id body, Frame &f) {
   const pack::Body &b = t_->bodies[body];
   // A steps body's own names live above its caller's.
   size_t top = localTop_;
-  size_t need = LEDGER_SLOT_FIRST_LOCAL + b.localCount;
+  size_t need = size_t(LEDGER_SLOT_FIRST_LOCAL) + b.localCount;
   if (localStack_.slots.empty())
-    localStack_.slots.assign(kLocalSlots, 0);
+    localStack_.slots.assign(pack::kLocalSlots, 0);
   if (localTop_ + need > localStack_.slots.size()) {
     fault(Refusal::ChainBudget, "rules nested past what the world holds");
     return LEDGER_STOP;

@@ -922,7 +922,6 @@ private:
   uintptr_t stackLow_ = 0;           // the calling thread's stack's low end (thread_stack.h)
   // Steps' locals, a stack as rules run inside rules: empty between
   // moments, so a save copies none of it and its copy makes its own.
-  static constexpr size_t kLocalSlots = 1 << 16;
   struct LocalStack {
     std::vector<int64_t> slots;
     LocalStack() = default;

@@ -1,5 +1,6 @@
 #include "differential_child.h"
 
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -19,8 +20,12 @@ constexpr rlim_t kChildBytes = rlim_t(2) << 30;
 // frame of every engine function on its way down: about 5 KiB on the
 // reference engine, twice that on an unoptimised pack, whose code keeps
 // every value in a slot of its own. The 8 MiB a process commonly starts
-// with holds the first and not the second.
-constexpr rlim_t kChildStack = rlim_t(64) << 20;
+// with holds the first and not the second, and where a chain reaches the
+// end of its thread's stack the engines end it at other depths: the work
+// runs on a thread of its own with room to spare, which the runtime finds
+// afresh (runtime/thread_stack.h), not the main thread's stack as the
+// parent found it before the fork.
+constexpr size_t kChildStack = size_t(64) << 20;
 
 // A sanitizer's shadow memory wants more address space than any limit leaves.
 #if defined(__has_feature)
@@ -33,6 +38,27 @@ constexpr bool kSanitized = true;
 #else
 constexpr bool kSanitized = false;
 #endif
+
+Report onBigStack(const std::function<Report()> &work) {
+  struct Job {
+    const std::function<Report()> *work;
+    Report report;
+  } job{&work, {}};
+  pthread_attr_t attr;
+  pthread_t thread;
+  if (pthread_attr_init(&attr) != 0 || pthread_attr_setstacksize(&attr, kChildStack) != 0 ||
+      pthread_create(&thread, &attr, [](void *at) -> void * {
+        Job &j = *static_cast<Job *>(at);
+        j.report = (*j.work)();
+        return nullptr;
+      }, &job) != 0) {
+    std::perror("pthread_create");
+    std::exit(2);
+  }
+  pthread_attr_destroy(&attr);
+  pthread_join(thread, nullptr);
+  return std::move(job.report);
+}
 
 } // namespace
 
@@ -113,13 +139,7 @@ ChildEnd inChild(const std::function<Report()> &work, unsigned timeoutSeconds) {
       struct rlimit most {kChildBytes, kChildBytes};
       setrlimit(RLIMIT_AS, &most);
     }
-    // The main thread's stack grows to its limit as it is reached.
-    struct rlimit stack {};
-    if (getrlimit(RLIMIT_STACK, &stack) == 0 && stack.rlim_cur < kChildStack) {
-      stack.rlim_cur = stack.rlim_max < kChildStack ? stack.rlim_max : kChildStack;
-      setrlimit(RLIMIT_STACK, &stack);
-    }
-    std::string bytes = work().bytes();
+    std::string bytes = onBigStack(work).bytes();
     for (size_t at = 0; at < bytes.size();) {
       ssize_t n = write(fds[1], bytes.data() + at, bytes.size() - at);
       if (n <= 0)

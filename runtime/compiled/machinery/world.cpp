@@ -195,22 +195,21 @@ int32_t World::runSteps(Id body, Frame &f) {
   const pack::Body &b = lp_bodyInfo[body];
   // A steps body's own names live above its caller's.
   uint32_t top = localTop_;
-  uint32_t need = LEDGER_SLOT_FIRST_LOCAL + b.localCount;
-  constexpr uint32_t kLocalSlots = 1 << 16;
-  if (localTop_ + need > kLocalSlots) {
+  uint64_t need = uint64_t(LEDGER_SLOT_FIRST_LOCAL) + b.localCount;
+  if (localTop_ + need > pack::kLocalSlots) {
     static const char words[] = "rules nested past what the world holds";
     fault(Refusal::ChainBudget, words, sizeof words - 1);
     return LEDGER_STOP;
   }
   // The whole stack at once: bodies under way point into it.
   if (locals_.empty())
-    locals_.resize(kLocalSlots, 0);
+    locals_.resize(pack::kLocalSlots, 0);
   int64_t *locals = locals_.data() + localTop_;
   for (uint32_t k = 0; k < LEDGER_SLOT_FIRST_LOCAL; ++k)
     locals[k] = f.c.locals[k];
-  for (uint32_t k = LEDGER_SLOT_FIRST_LOCAL; k < need; ++k)
+  for (uint32_t k = LEDGER_SLOT_FIRST_LOCAL; k < uint32_t(need); ++k)
     locals[k] = 0;
-  localTop_ += need;
+  localTop_ += uint32_t(need);
   int64_t *saved = f.c.locals;
   f.c.locals = locals;
   // Whose rule runs, named by a fault it sets off.

@@ -21,7 +21,7 @@ endfunction()
 file(REMOVE_RECURSE ${WORK})
 set(prefix ${WORK}/prefix)
 run(${CMAKE_COMMAND} --install ${BUILD} --prefix ${prefix})
-foreach(file bin/ledger include/ledger/world.h include/ledger/kernel/pack_index.h
+foreach(file bin/ledger include/ledger/world.h include/ledger/ledger_c.h include/ledger/kernel/pack_index.h
              include/ledger/compiled/engine_abi.h lib/libledger_runtime.a lib/libledger_runtime.so
              lib/cmake/Ledger/LedgerConfig.cmake lib/pkgconfig/ledger.pc)
   if(NOT EXISTS ${prefix}/${file})

@@ -143,6 +143,33 @@ bool sealHolds(const std::string &path, std::string &why) {
   return sealHoldsOn(std::string_view(bytes.data(), bytes.size()), why);
 }
 
+bool readSealed(const std::string &path, std::string &bytes, std::string &why) {
+  std::vector<char> read;
+  if (!readPack(path, read, why) || !sealHoldsOn(std::string_view(read.data(), read.size()), why))
+    return false;
+  bytes.assign(read.data(), read.size());
+  return true;
+}
+
+namespace {
+constexpr char kPortableMagic[8] = {'L', 'E', 'D', 'G', 'P', 'O', 'R', 'T'};
+} // namespace
+
+std::string portableImage(std::string_view blob) {
+  std::string image(kPortableMagic, sizeof kPortableMagic);
+  image.append(blob);
+  seal(image);
+  return image;
+}
+
+bool portableBlob(std::string_view image, std::string_view &blob) {
+  if (image.size() < sizeof kPortableMagic + kSealSize ||
+      std::memcmp(image.data(), kPortableMagic, sizeof kPortableMagic) != 0)
+    return false;
+  blob = image.substr(sizeof kPortableMagic, image.size() - sizeof kPortableMagic - kSealSize);
+  return true;
+}
+
 bool sealHoldsOn(std::string_view bytes, std::string &why) {
   if (bytes.size() < kSealSize ||
       std::memcmp(bytes.data() + bytes.size() - kSealSize, kMagic, sizeof(kMagic)) != 0) {

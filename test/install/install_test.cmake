@@ -43,6 +43,8 @@ run(${CMAKE_COMMAND} --build ${game})
 run(${game}/host ${game}/game.so)
 expect("ordered: done" "the host's order")
 expect("health: 96000000 of 100000000" "the host's read")
+run(${game}/host ${game}/catalog.lpk)
+expect("health: 96000000 of 100000000" "the host's read of the portable pack")
 # Built again with nothing changed: nothing to do. A catalog's file
 # changed: the pack is built again.
 run(${CMAKE_COMMAND} --build ${game} -- -n -d explain)

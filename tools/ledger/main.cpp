@@ -4,6 +4,7 @@
 #include "codegen/codegen.h"
 #include "codegen/typed_header.h"
 #include "driver/temp_dir.h"
+#include "pack_seal.h"
 #include "eval/eval.h"
 #include "ir/ir.h"
 #include "pack_cache.h"
@@ -38,10 +39,14 @@ commands:
                         read and check a catalog (.ledger file, .catalog list
                         or folder) or a .play file and the catalog it names;
                         --dump prints the checked syntax tree
-  build PATH -o PACK [--header IDS.h [--namespace NAME]] [--depfile DEPS]
-        [--time] [--jobs N] [--split-above N] [--inline-machinery]
-        [--keep-objects] [--error-limit=N]
-                        compile a catalog into a content pack (.so); --header
+  build PATH -o PACK [--portable] [--header IDS.h [--namespace NAME]]
+        [--depfile DEPS] [--time] [--jobs N] [--split-above N]
+        [--inline-machinery] [--keep-objects] [--error-limit=N]
+                        compile a catalog into a content pack (.so);
+                        --portable writes its tables and bodies as data, no
+                        native code, which the runtime loads as it loads a
+                        native pack and runs on the reference engine (where
+                        native code can't or shouldn't be loaded); --header
                         writes its content names as typed ids for a host's
                         code, with the catalog's hash its loadPack checks,
                         in namespace NAME (default: the catalog's file
@@ -343,9 +348,23 @@ bool writeDepfile(const ledger::pack::Tables &tables, const std::string &catalog
   return written;
 }
 
+// A portable pack of these tables at `out`; false, having said why.
+bool writePortablePack(const ledger::pack::Tables &tables, const std::string &out) {
+  std::string image = ledger::rt::portableImage(ledger::pack::serialize(tables));
+  std::FILE *f = std::fopen(out.c_str(), "wb");
+  bool written = f && std::fwrite(image.data(), 1, image.size(), f) == image.size();
+  if (f)
+    written = std::fclose(f) == 0 && written;
+  if (!written) {
+    fileError("cannot write " + out + ": " + std::strerror(errno ? errno : EIO));
+    std::remove(out.c_str());
+  }
+  return written;
+}
+
 int build(const std::vector<std::string_view> &args) {
   std::string path, out, header, space, depfile;
-  bool time = false;
+  bool time = false, portable = false;
   size_t errorLimit = kDefaultErrorLimit;
   ledger::codegen::Options options;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -359,6 +378,8 @@ int build(const std::vector<std::string_view> &args) {
       depfile = args[++i];
     else if (args[i] == "--time")
       time = true;
+    else if (args[i] == "--portable")
+      portable = true;
     else if (args[i] == "--time-passes")
       options.timePasses = true;
     else if (args[i] == "--jobs" && i + 1 < args.size()) {
@@ -405,7 +426,7 @@ int build(const std::vector<std::string_view> &args) {
   ledger::codegen::BuildTimes times;
   if (time)
     options.times = &times;
-  if (!buildPackFile(tables, out, options))
+  if (portable ? !writePortablePack(tables, out) : !buildPackFile(tables, out, options))
     return 1;
   if (!header.empty() && !writeHeader(tables, path, header, space))
     return 1;
@@ -472,6 +493,8 @@ std::string engineStats(const std::string &file, const std::string &engine,
                         const ledger::rt::Pack &pack) {
   if (engine == "reference")
     return "stats: " + file + ": the reference engine\n";
+  if (!pack.compiled())
+    return "stats: " + file + ": the reference engine, on a portable pack\n";
   if (pack.engine())
     return "stats: " + file + ": the compiled engine, its machinery specialised\n";
   std::string out = "stats: " + file + ": the compiled engine's generic path, for";

@@ -113,6 +113,12 @@ public:
 
   // ---- the same, by a pack's typed ids (ledger build --header) ------------
   Handle make(ids::Archetype archetype) { return make(archetype.id); }
+  Handle make(ids::Archetype archetype, const std::vector<std::pair<ids::Link, Handle>> &links) {
+    std::vector<std::pair<pack::Id, Handle>> byId;
+    for (const auto &[l, to] : links)
+      byId.emplace_back(l.id, to);
+    return make(archetype.id, byId);
+  }
   Outcome act(Handle actor, ids::Ability ability, const std::vector<Handle> &targets,
               const Given &given = {}) {
     return act(actor, ability.id, targets, given);

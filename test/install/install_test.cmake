@@ -1,8 +1,9 @@
 # Installs the build at BUILD into a fresh prefix under WORK and builds a
 # game against it as a game's build would (test/install/CMakeLists.txt):
 # the pack and its header made at build time, remade only when a file of
-# the catalog changes; the host runs the pack. Then the same host built
-# with pkg-config's flags, and CPack's Debian package of the install.
+# the catalog changes; the host runs the pack, native and portable. Then
+# the same host built with pkg-config's flags, the sample game built out of
+# tree and played, and CPack's Debian package of the install.
 #   cmake -DBUILD=... -DSOURCE=... -DWORK=... -DCXX=... -P install_test.cmake
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -61,6 +62,18 @@ separate_arguments(flags UNIX_COMMAND "${flags}")
 run(${CXX} -I${game}/include ${flags} ${host} -Wl,-rpath,${prefix}/lib -ldl -o ${WORK}/pc_host)
 run(${WORK}/pc_host ${game}/game.so)
 expect("ordered: done" "the pkg-config host's order")
+
+# The sample game (stdlib-ledger/duel/game), built out of tree against the
+# install as a game's build would be, and played on a fixed seed.
+set(duel ${WORK}/duel-game)
+run(${CMAKE_COMMAND} -S ${SOURCE}/stdlib-ledger/duel/game -B ${duel} -G Ninja
+    -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_PREFIX_PATH=${prefix})
+run(${CMAKE_COMMAND} --build ${duel})
+run(${duel}/duel_game ${duel}/duel.so 7)
+expect("A Knight (120 Health) meets a cave Troll (150 Health)." "the sample game's start")
+expect("  8.05s  Troll  takes 68" "the sample game's log of an Execute")
+expect("  9.00s  Troll  falls" "the sample game's log of a death")
+expect("Knight wins with 71 Health, at 9.05s." "the sample game's end")
 
 # CPack's Debian package holds the same.
 run(cpack -G DEB -B ${WORK}/deb --config ${BUILD}/CPackConfig.cmake)

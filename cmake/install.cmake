@@ -4,7 +4,7 @@
 # CPack's Debian package of them all.
 include(CMakePackageConfigHelpers)
 
-install(TARGETS ledger EXPORT LedgerTargets RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS ledger ledger-host-check EXPORT LedgerTargets RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 set(LEDGER_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/Ledger)
 install(EXPORT LedgerTargets NAMESPACE Ledger:: DESTINATION ${LEDGER_CMAKE_DIR})
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/LedgerConfig.cmake.in

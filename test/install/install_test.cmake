@@ -22,7 +22,7 @@ endfunction()
 file(REMOVE_RECURSE ${WORK})
 set(prefix ${WORK}/prefix)
 run(${CMAKE_COMMAND} --install ${BUILD} --prefix ${prefix})
-foreach(file bin/ledger include/ledger/world.h include/ledger/ledger_c.h include/ledger/kernel/pack_index.h
+foreach(file bin/ledger bin/ledger-host-check include/ledger/world.h include/ledger/ledger_c.h include/ledger/kernel/pack_index.h
              include/ledger/compiled/engine_abi.h lib/libledger_runtime.a lib/libledger_runtime.so
              lib/cmake/Ledger/LedgerConfig.cmake lib/pkgconfig/ledger.pc)
   if(NOT EXISTS ${prefix}/${file})
@@ -38,9 +38,16 @@ file(WRITE ${WORK}/catalog/luck.ledger "stat Luck default 1\n")
 set(catalog ${WORK}/catalog)
 set(host ${SOURCE}/test/lit/driver/Inputs/typed_header/host.cpp)
 set(game ${WORK}/game)
+# Host code looking names up as strings, which ledger_add_pack's
+# CHECK_SOURCES has ledger-host-check read.
+set(lookups ${WORK}/lookups.cpp)
+file(WRITE ${lookups} "#include <ledger/world.h>\n"
+  "ledger::pack::Id bolt(const ledger::pack::Tables &t) { return t.find(t.abilities, \"Bolt\"); }\n")
 run(${CMAKE_COMMAND} -S ${SOURCE}/test/install -B ${game} -G Ninja -DCMAKE_CXX_COMPILER=${CXX}
-    -DCMAKE_PREFIX_PATH=${prefix} -DCATALOG=${catalog} -DHOST_SOURCE=${host})
+    -DCMAKE_PREFIX_PATH=${prefix} -DCATALOG=${catalog} -DHOST_SOURCE=${host}
+    -DLOOKUP_SOURCE=${lookups})
 run(${CMAKE_COMMAND} --build ${game})
+expect("Checking the content names game_pack's host sources use" "the host-code check in the build")
 run(${game}/host ${game}/game.so)
 expect("ordered: done" "the host's order")
 expect("health: 96000000 of 100000000" "the host's read")
@@ -53,6 +60,20 @@ expect("no work to do" "a build with nothing changed")
 file(TOUCH ${catalog}/luck.ledger)
 run(${CMAKE_COMMAND} --build ${game} -- -n)
 expect("Building the pack of" "a build after the catalog changed")
+
+# A name misspelled in the host's code fails the build, where it is.
+file(WRITE ${lookups} "#include <ledger/world.h>\n"
+  "ledger::pack::Id bolt(const ledger::pack::Tables &t) { return t.find(t.abilities, \"Blot\"); }\n")
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${game} RESULT_VARIABLE result
+  OUTPUT_VARIABLE out ERROR_VARIABLE err)
+string(APPEND out "${err}")
+if(result EQUAL 0)
+  message(FATAL_ERROR "a build whose host code names an ability the catalog lacks passed:\n${out}")
+endif()
+expect("lookups.cpp:2:83: error: `Blot` is not an ability of the catalog; did you mean `Bolt`?"
+  "the host-code check's error")
+file(WRITE ${lookups} "#include <ledger/world.h>\n"
+  "ledger::pack::Id bolt(const ledger::pack::Tables &t) { return t.find(t.abilities, \"Bolt\"); }\n")
 
 # pkg-config's flags, for a build without CMake.
 set(ENV{PKG_CONFIG_PATH} ${prefix}/lib/pkgconfig)

@@ -10,6 +10,7 @@ config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py.in"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.ledger_binary_dir, "test", "lit")
 
+config.substitutions.append(("%ledger-host-check", config.host_check_tool))
 config.substitutions.append(("%ledger", config.ledger_tool))
 config.substitutions.append(("%root", config.ledger_source_dir))
 config.substitutions.append(("%python", sys.executable))

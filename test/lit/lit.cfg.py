@@ -15,6 +15,7 @@ config.substitutions.append(("%ledger", config.ledger_tool))
 config.substitutions.append(("%root", config.ledger_source_dir))
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%cxx", config.cxx))
+config.substitutions.append(("%cc", config.cc))
 config.substitutions.append(("%runtime_lib", config.runtime_lib))
 config.substitutions.append(("%include_dir", config.ledger_include))
 config.environment["PATH"] = os.pathsep.join(

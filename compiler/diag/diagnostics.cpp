@@ -92,11 +92,30 @@ static size_t charactersOn(std::string_view text, size_t at, size_t count) {
   return at;
 }
 
-static std::string renderOne(const SourceManager &sources, const Diagnostic &diag) {
+// ANSI's escapes, as clang colors its diagnostics.
+namespace ansi {
+constexpr const char *kBold = "\033[1m", *kReset = "\033[0m";
+constexpr const char *kRed = "\033[1;31m", *kMagenta = "\033[1;35m", *kCyan = "\033[1;36m",
+                     *kGreen = "\033[1;32m";
+} // namespace ansi
+
+// "path:line:col: error: message", in color or plain.
+static std::string headLine(std::string_view place, Severity severity, std::string_view message,
+                            bool color) {
+  if (!color)
+    return fmt::format("{}: {}: {}\n", place, severityWord(severity), message);
+  const char *tint = severity == Severity::Error     ? ansi::kRed
+                     : severity == Severity::Warning ? ansi::kMagenta
+                                                     : ansi::kCyan;
+  return fmt::format("{}{}: {}{}: {}{}{}\n", ansi::kBold, place, tint, severityWord(severity),
+                     ansi::kBold, message, ansi::kReset);
+}
+
+static std::string renderOne(const SourceManager &sources, const Diagnostic &diag, bool color) {
   const SourceFile &file = sources.file(diag.loc.file);
   // An empty file, or the command line, has no line to show.
   if (file.text.empty())
-    return fmt::format("{}: {}: {}\n", file.path, severityWord(diag.severity), diag.message);
+    return headLine(file.path, diag.severity, diag.message, color);
   LineCol lc = sources.lineCol(diag.loc);
   std::string_view line = sources.lineText(diag.loc);
   // Columns count characters, not bytes, so the column an editor shows and
@@ -104,8 +123,8 @@ static std::string renderOne(const SourceManager &sources, const Diagnostic &dia
   size_t at = std::min<size_t>(lc.column - 1, line.size());
   size_t past = lc.column - 1 - at; // columns after the line's end
   size_t column = charactersIn(line.substr(0, at)) + past + 1;
-  std::string text = fmt::format("{}:{}:{}: {}: {}\n", file.path, lc.line, column,
-                                 severityWord(diag.severity), diag.message);
+  std::string text = headLine(fmt::format("{}:{}:{}", file.path, lc.line, column), diag.severity,
+                              diag.message, color);
   size_t from = 0, to = line.size();
   if (charactersIn(line) > kShownChars) {
     from = charactersBack(line, at, kShownBefore);
@@ -129,18 +148,32 @@ static std::string renderOne(const SourceManager &sources, const Diagnostic &dia
   caret.append(past, ' ');
   std::string_view marked = line.substr(at, std::min<size_t>(diag.length, to - at));
   size_t marks = std::max<size_t>(1, charactersIn(marked));
+  if (color)
+    caret += ansi::kGreen;
   caret += '^';
   caret.append(marks - 1, '~');
+  if (color)
+    caret += ansi::kReset;
   text += caret;
   text += '\n';
   return text;
 }
 
-std::string DiagnosticEngine::render(const Diagnostic &diag) const {
-  std::string text = renderOne(sources_, diag);
+std::string DiagnosticEngine::render(const Diagnostic &diag, bool color) const {
+  std::string text = renderOne(sources_, diag, color);
   for (const Diagnostic &note : diag.notes)
-    text += renderOne(sources_, note);
+    text += renderOne(sources_, note, color);
   return text;
+}
+
+void DiagnosticEngine::warningsAsErrors() {
+  for (Diagnostic &diag : diags_)
+    if (diag.severity == Severity::Warning) {
+      diag.severity = Severity::Error;
+      diag.message += " [-Werror]";
+      --warnings_;
+      ++errors_;
+    }
 }
 
 // Diagnostics print in source order, files in catalog order; one in a
@@ -154,7 +187,7 @@ static std::tuple<FileId, uint32_t, uint32_t> sourceOrder(const SourceManager &s
   return {loc.file, loc.offset, inner};
 }
 
-void DiagnosticEngine::print(std::FILE *out, size_t errorLimit) const {
+void DiagnosticEngine::print(std::FILE *out, size_t errorLimit, bool color) const {
   // Ties keep the order reported.
   std::vector<std::pair<std::tuple<FileId, uint32_t, uint32_t>, size_t>> ordered;
   for (size_t i = 0; i < diags_.size(); ++i)
@@ -166,7 +199,7 @@ void DiagnosticEngine::print(std::FILE *out, size_t errorLimit) const {
       std::fputs("fatal error: too many errors emitted, stopping now [--error-limit=]\n", out);
       return;
     }
-    std::fputs(render(diags_[index]).c_str(), out);
+    std::fputs(render(diags_[index], color).c_str(), out);
   }
 }
 

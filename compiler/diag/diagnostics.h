@@ -70,9 +70,12 @@ public:
   const std::vector<Diagnostic> &all() const { return diags_; }
 
   // Writes the diagnostics in source order; past errorLimit errors (0: no
-  // limit) one line says the rest are left out.
-  void print(std::FILE *out, size_t errorLimit = 0) const;
-  std::string render(const Diagnostic &diag) const;
+  // limit) one line says the rest are left out. In color, as a terminal
+  // shows clang's: the place bold, the severity in its color, the caret green.
+  void print(std::FILE *out, size_t errorLimit = 0, bool color = false) const;
+  std::string render(const Diagnostic &diag, bool color = false) const;
+  // -Werror: every warning made so far an error, saying so.
+  void warningsAsErrors();
 
 private:
   template <typename Arg> static decltype(auto) shown(const Arg &arg) {

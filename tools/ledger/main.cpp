@@ -11,6 +11,7 @@
 #include "play_runner.h"
 #include "parse/parse.h"
 
+#include <llvm/ADT/StringRef.h>
 #include <llvm/Config/llvm-config.h>
 
 #include <algorithm>
@@ -27,19 +28,30 @@
 #include <string_view>
 #include <vector>
 
+#include <unistd.h>
+
 namespace {
 
-constexpr const char *kUsage = R"(usage: ledger <command> [options]
+constexpr const char *kUsageHead = R"(usage: ledger <command> [options]
 
 Ledger compiles game-rule catalogs written in the ledger language into
 native content packs, and plays their scenarios.
 
 commands:
-  check PATH [--dump] [--error-limit=N]
-                        read and check a catalog (.ledger file, .catalog list
-                        or folder) or a .play file and the catalog it names;
+)";
+
+// Each command's line and what it does, as --help prints it.
+struct CommandHelp {
+  const char *name;
+  const char *text;
+};
+constexpr CommandHelp kCommands[] = {
+    {"check", R"(  check PATH... [--dump] [--error-limit=N]
+                        read and check catalogs (.ledger file, .catalog list
+                        or folder) or .play files and the catalogs they name;
                         --dump prints the checked syntax tree
-  build PATH -o PACK [--portable] [--header IDS.h [--namespace NAME]]
+)"},
+    {"build", R"(  build PATH -o PACK [--portable] [--header IDS.h [--namespace NAME]]
         [--depfile DEPS] [--time] [--jobs N] [--split-above N]
         [--inline-machinery] [--keep-objects] [--error-limit=N]
                         compile a catalog into a content pack (.so);
@@ -62,13 +74,15 @@ commands:
                         pack's do (faster hot code, a longer build);
                         --keep-objects keeps each part's object file beside
                         the pack (PACK.o, PACK.1.o, ...)
-  play FILE... [--engine compiled|reference] [--pack PACK] [--results OUT]
-       [--journal OUT] [--saves DIR] [--stats] [--no-cache] [--verbose] [--error-limit=N]
+)"},
+    {"play", R"(  play FILE... [--engine compiled|reference] [--pack PACK] [--named TEXT]
+       [--results OUT] [--journal OUT] [--saves DIR] [--stats] [--no-cache] [--verbose] [--error-limit=N]
                         run the plays of .play files (a folder: every one in
                         it) against their catalogs, on a pack built for each
                         (compiled, the default), one built before (--pack,
                         refused unless it is the catalog's) or the reference
-                        engine; --results writes the PASS and FAIL lines to
+                        engine; --named runs only the plays whose names hold
+                        TEXT; --results writes the PASS and FAIL lines to
                         OUT too, --journal every play's journal as it ran
                         (a stretch a rewind went back on too), --saves the
                         bytes of each save a play takes into DIR (FILE-N.save,
@@ -81,23 +95,66 @@ commands:
                         $XDG_CACHE_HOME/ledger or ~/.cache/ledger) and used
                         again while the catalog and `ledger` are unchanged;
                         --no-cache builds afresh and keeps nothing, --verbose
-                        says of each pack whether it was cached or built
-  ir PATH [--llvm [--generic]] [--error-limit=N]
+                        says of each pack whether it was cached or built. A
+                        run that plays no play fails
+)"},
+    {"ir", R"(  ir PATH [--llvm [--generic]] [--error-limit=N]
                         print a catalog's IR, or with --llvm the optimised
                         LLVM IR of its pack (--generic: the pack its bodies
                         would make for the generic kernel)
+)"},
+};
 
+constexpr const char *kUsageOptions = R"(
 options:
   --error-limit=N       print the first N errors of a file's content, then
                         one line saying the rest are left out (default 20;
                         0: every error)
-  --help                show this help
+  --color=auto|always|never
+                        color diagnostics as a terminal shows them (auto:
+                        when the standard error is one)
+  -Werror               make every warning an error
+  --help                show this help (after a command: that command's)
   --version             show the version
 
 exit status: 0 when accepted, 1 when the content is refused or a file
 can't be read or written, 2 on a bad command line or a command that isn't
 built yet.
 )";
+
+// What every command takes beside its own options, set once from the
+// command line.
+struct Style {
+  bool color = false;  // --color
+  bool werror = false; // -Werror
+};
+Style style;
+
+void printHelp(std::string_view command) {
+  if (command.empty()) {
+    std::fputs(kUsageHead, stdout);
+    for (const CommandHelp &c : kCommands)
+      std::fputs(c.text, stdout);
+  }
+  for (const CommandHelp &c : kCommands)
+    if (c.name == command)
+      std::printf("usage: ledger %s [options]\n\n%s", c.name, c.text);
+  std::fputs(kUsageOptions, stdout);
+}
+
+// The word of `known` nearest `word`, if one is near enough to be what was
+// meant (two letters wrong, or a third of a long word's); "" if none is.
+std::string nearestOf(std::string_view word, std::initializer_list<std::string_view> known) {
+  unsigned most = std::max(2u, unsigned(word.size() / 3));
+  std::string best;
+  unsigned bestDistance = most + 1;
+  for (std::string_view k : known)
+    if (unsigned d = llvm::StringRef(word).edit_distance(k, true, most); d < bestDistance) {
+      best = k;
+      bestDistance = d;
+    }
+  return best;
+}
 
 int usageError(const char *message) {
   std::fprintf(stderr, "ledger: %s\n", message);
@@ -119,9 +176,22 @@ bool readErrorLimit(std::string_view arg, size_t &limit) {
 
 int errorLimitError() { return usageError("--error-limit=N takes a count of errors, 0 for all"); }
 
-// The front end's diagnostics, and a count when the content is refused.
-void printDiagnostics(const ledger::Frontend &fe, size_t errorLimit) {
-  fe.diags.print(stderr, errorLimit);
+// An option a command doesn't take, and the one of its own nearest it.
+int unknownOption(std::string_view command, std::string_view arg,
+                  std::initializer_list<std::string_view> options) {
+  std::string message = std::string(command) + ": unknown option " + std::string(arg);
+  std::string_view name = arg.substr(0, arg.find('='));
+  if (std::string near = nearestOf(name, options); !near.empty())
+    message += "; did you mean " + near + "?";
+  return usageError(message.c_str());
+}
+
+// The front end's diagnostics, and a count when the content is refused;
+// with -Werror its warnings are errors first.
+void printDiagnostics(ledger::Frontend &fe, size_t errorLimit) {
+  if (style.werror)
+    fe.diags.warningsAsErrors();
+  fe.diags.print(stderr, errorLimit, style.color);
   if (!fe.ok())
     std::fprintf(stderr, "%zu error%s, %zu warning%s\n", fe.diags.errorCount(),
                  fe.diags.errorCount() == 1 ? "" : "s", fe.diags.warningCount(),
@@ -138,8 +208,10 @@ std::unique_ptr<ledger::Frontend> loadAndLower(const std::string &path,
   return fe;
 }
 
+int checkOne(const std::string &path, bool dump, size_t errorLimit);
+
 int check(const std::vector<std::string_view> &args) {
-  std::string path;
+  std::vector<std::string> paths;
   bool dump = false;
   size_t errorLimit = kDefaultErrorLimit;
   for (std::string_view arg : args) {
@@ -149,14 +221,20 @@ int check(const std::vector<std::string_view> &args) {
       if (!readErrorLimit(arg, errorLimit))
         return errorLimitError();
     } else if (!arg.empty() && arg[0] == '-')
-      return usageError(("check: unknown option " + std::string(arg)).c_str());
-    else if (path.empty())
-      path = arg;
+      return unknownOption("check", arg, {"--dump", "--error-limit"});
     else
-      return usageError("check takes one path");
+      paths.emplace_back(arg);
   }
-  if (path.empty())
+  if (paths.empty())
     return usageError("check needs a path: a .ledger file, a .catalog list, a folder or a .play file");
+  int status = 0;
+  for (const std::string &path : paths)
+    status = std::max(status, checkOne(path, dump, errorLimit));
+  return status;
+}
+
+// One path checked: 0 when accepted, 1 when refused.
+int checkOne(const std::string &path, bool dump, size_t errorLimit) {
   auto fe = ledger::runFrontend(path);
   // A refusal only the lowering finds (a value read inside itself) is the
   // content's; a form the engines don't run yet is not, so check leaves
@@ -186,7 +264,9 @@ int ir(const std::vector<std::string_view> &args) {
     else if (arg.starts_with(kErrorLimitOption)) {
       if (!readErrorLimit(arg, errorLimit))
         return errorLimitError();
-    } else if (arg.starts_with("-") || !path.empty())
+    } else if (arg.starts_with("-"))
+      return unknownOption("ir", arg, {"--llvm", "--generic", "--error-limit"});
+    else if (!path.empty())
       return usageError("ir takes one path, a catalog, and --llvm [--generic]");
     else
       path = arg;
@@ -400,7 +480,12 @@ int build(const std::vector<std::string_view> &args) {
     else if (args[i].starts_with(kErrorLimitOption)) {
       if (!readErrorLimit(args[i], errorLimit))
         return errorLimitError();
-    } else if (args[i].starts_with("-") || !path.empty())
+    } else if (args[i].starts_with("-") && args[i] != "-o")
+      return unknownOption("build", args[i],
+                           {"--portable", "--header", "--namespace", "--depfile", "--time", "--jobs",
+                            "--split-above", "--inline-machinery", "--keep-objects",
+                            "--error-limit"});
+    else if (args[i].starts_with("-") || !path.empty())
       return usageError("build takes a catalog and -o PACK");
     else
       path = args[i];
@@ -510,7 +595,7 @@ std::string engineStats(const std::string &file, const std::string &engine,
 
 int play(const std::vector<std::string_view> &args) {
   std::vector<std::string> files;
-  std::string engine = "compiled", results, journalPath, packPath, savesDir;
+  std::string engine = "compiled", results, journalPath, packPath, savesDir, named;
   bool stats = false, useCache = true, verbose = false;
   size_t errorLimit = kDefaultErrorLimit;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -530,11 +615,19 @@ int play(const std::vector<std::string_view> &args) {
       useCache = false;
     else if (args[i] == "--verbose")
       verbose = true;
+    else if (args[i] == "--named" && i + 1 < args.size())
+      named = args[++i];
     else if (args[i].starts_with(kErrorLimitOption)) {
       if (!readErrorLimit(args[i], errorLimit))
         return errorLimitError();
     } else if (args[i].starts_with("-"))
-      return usageError(("play: unknown option " + std::string(args[i])).c_str());
+      return unknownOption("play", args[i],
+                           {"--engine", "--stats", "--results", "--journal", "--pack", "--saves",
+                            "--no-cache", "--verbose", "--named", "--error-limit"});
+    else if (std::string file(args[i]); file.ends_with(".ledger") || file.ends_with(".catalog"))
+      return usageError(("play runs .play files; " + file +
+                         " is a catalog, which `ledger check` reads and `ledger build` builds")
+                            .c_str());
     else {
       size_t before = files.size();
       if (std::error_code ec = playFiles(std::string(args[i]), files))
@@ -634,7 +727,7 @@ int play(const std::vector<std::string_view> &args) {
         size_t len = 0;
         std::FILE *mem = open_memstream(&buf, &len);
         ledger::play::runPlays(fe->tree, file, *pack, mem, totals, journal.get(),
-                               savesDir.empty() ? nullptr : &saves);
+                               savesDir.empty() ? nullptr : &saves, named);
         std::fclose(mem);
         std::fwrite(buf, 1, len, out);
         report.append(buf, len);
@@ -655,6 +748,13 @@ int play(const std::vector<std::string_view> &args) {
     return fileError("cannot write " + journalPath + ": " + std::strerror(errno));
   if (!write(results, report))
     return 1;
+  // A run that played nothing tested nothing: a file of no plays, or a name
+  // no play holds, is said and fails.
+  if (totals.passed + totals.failed == 0) {
+    std::fprintf(stderr, "ledger: play: no play ran%s\n",
+                 named.empty() ? "" : (": no play's name holds `" + named + "`").c_str());
+    return 1;
+  }
   return refused || totals.failed ? 1 : 0;
 }
 
@@ -673,14 +773,40 @@ int main(int argc, char **argv) {
   if (args.empty())
     return usageError("no command given");
   std::string_view command = args.front();
-  std::vector<std::string_view> rest(args.begin() + 1, args.end());
+  // What every command takes: its --help, the diagnostics' color, -Werror.
+  std::vector<std::string_view> rest;
+  bool help = false;
+  std::string_view color = "auto";
+  for (std::string_view arg : std::vector<std::string_view>(args.begin() + 1, args.end())) {
+    if (arg == "--help" || arg == "-h")
+      help = true;
+    else if (arg.starts_with("--color="))
+      color = arg.substr(8);
+    else if (arg == "-Werror")
+      style.werror = true;
+    else
+      rest.push_back(arg);
+  }
+  if (color != "auto" && color != "always" && color != "never")
+    return usageError("--color is auto, always or never");
+  const char *term = std::getenv("TERM");
+  style.color = color == "always" || (color == "auto" && isatty(fileno(stderr)) &&
+                                      term && std::string_view(term) != "dumb" &&
+                                      !std::getenv("NO_COLOR"));
   if (command == "--help" || command == "-h" || command == "help") {
-    std::fputs(kUsage, stdout);
+    printHelp(rest.empty() ? std::string_view() : rest.front());
     return 0;
   }
   if (command == "--version") {
     std::printf("ledger %s (LLVM %s)\n", LEDGER_VERSION, LLVM_VERSION_STRING);
     return 0;
+  }
+  if (help) {
+    for (const CommandHelp &c : kCommands)
+      if (c.name == command) {
+        printHelp(command);
+        return 0;
+      }
   }
   if (command == "check")
     return flushed(check(rest));
@@ -690,5 +816,8 @@ int main(int argc, char **argv) {
     return flushed(build(rest));
   if (command == "play")
     return flushed(play(rest));
-  return usageError(("unknown command `" + std::string(command) + "`").c_str());
+  std::string message = "unknown command `" + std::string(command) + "`";
+  if (std::string near = nearestOf(command, {"check", "build", "play", "ir", "help"}); !near.empty())
+    message += "; did you mean `" + near + "`?";
+  return usageError(message.c_str());
 }

@@ -916,7 +916,8 @@ private:
 } // namespace
 
 void runPlays(const SyntaxTree &tree, uint32_t file, const rt::Pack &pack, std::FILE *out,
-              Totals &totals, std::FILE *journal, std::vector<std::string> *saves) {
+              Totals &totals, std::FILE *journal, std::vector<std::string> *saves,
+              std::string_view named) {
   const std::string &path = tree.sources->file(tree.files[file].file).path;
   for (NodeId n = tree.fileFirstNode[file]; n != kNone; n = tree.nodes[n].nextSibling) {
     if (tree.nodes[n].kind != FormKind::Play)
@@ -924,6 +925,8 @@ void runPlays(const SyntaxTree &tree, uint32_t file, const rt::Pack &pack, std::
     uint32_t line = tree.sources->lineCol(tree.loc(file, tree.nodes[n].begin)).line;
     const Slot *textSlot = tree.slot(n, "text");
     std::string title = textSlot ? std::string(tree.span(file, textSlot->begin, textSlot->end)) : "\"\"";
+    if (!named.empty() && title.find(named) == std::string::npos)
+      continue;
     if (journal)
       fmt::print(journal, "play {}:{} {}\n", path, line, title);
     Result r = Runner(tree, pack).run(n, journal, saves);

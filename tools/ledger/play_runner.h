@@ -28,8 +28,10 @@ struct Totals {
 // Runs every play in the play file `file` of the tree, on the pack, printing
 // a PASS or FAIL line for each to `out`; the journal of each play is written
 // to `journal` as it runs, and the bytes of each save a play takes added to
-// `saves`, when they aren't null.
+// `saves`, when they aren't null. With `named` given, only the plays whose
+// names hold it run.
 void runPlays(const SyntaxTree &tree, uint32_t file, const rt::Pack &pack, std::FILE *out,
-              Totals &totals, std::FILE *journal, std::vector<std::string> *saves = nullptr);
+              Totals &totals, std::FILE *journal, std::vector<std::string> *saves = nullptr,
+              std::string_view named = {});
 
 } // namespace ledger::play

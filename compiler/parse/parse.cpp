@@ -1,5 +1,6 @@
 #include "parse/parse.h"
 
+#include "diag/nearest.h"
 #include "parse/pattern.h"
 
 #include <map>
@@ -249,8 +250,20 @@ private:
     if (saidTooDeep_)
       return kNone;
     if (candidates.empty() || (keyed == 0 && (furthest_ == begin || isKeyword(first)))) {
-      diags_.report(DiagKind::UnknownForm, tree_.loc(file_, begin), tokenLength(begin), first,
-                    ctxDescription(ctx));
+      // The clause or step word of this place nearest the one written.
+      std::vector<std::string_view> words;
+      for (const FormPattern &form : table_.forms)
+        if (any(form.ctxs, ctx))
+          for (const std::string &kw : form.keywords)
+            if (!kw.empty())
+              words.push_back(kw);
+      // A word of the language written where it isn't taken is no typo.
+      if (std::string_view near = isKeyword(first) ? "" : nearestWord(first, words); !near.empty())
+        diags_.report(DiagKind::UnknownFormNear, tree_.loc(file_, begin), tokenLength(begin), first,
+                      ctxDescription(ctx), near);
+      else
+        diags_.report(DiagKind::UnknownForm, tree_.loc(file_, begin), tokenLength(begin), first,
+                      ctxDescription(ctx));
     } else {
       uint32_t at = furthest_ < end_ ? furthest_ : (end_ > begin ? end_ - 1 : begin);
       std::string what;

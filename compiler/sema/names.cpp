@@ -2,6 +2,8 @@
 // the roots read only where they mean something.
 #include "sema/checker.h"
 
+#include "diag/nearest.h"
+
 #include "sema/words.h"
 
 #include <algorithm>
@@ -107,6 +109,17 @@ void Checker::resolveHead(uint32_t file, uint32_t begin, uint32_t end, const Sco
   }
   if (declaredAnywhere(first) || declaredAnywhere(tree_.span(file, begin, end)))
     return;
+  if (!scope.inPlay) {
+    std::vector<std::string_view> names;
+    for (const auto &map : decls_.byNamespace)
+      for (const auto &[name, decl] : map)
+        names.push_back(name);
+    if (std::string_view near = nearestWord(first, names); !near.empty()) {
+      diags_.report(DiagKind::UnknownFormulaNameNear, tree_.loc(file, begin), length(file, begin),
+                    first, near);
+      return;
+    }
+  }
   diags_.report(scope.inPlay ? DiagKind::UnknownPlayName : DiagKind::UnknownFormulaName,
                 tree_.loc(file, begin), length(file, begin), first);
 }
@@ -720,7 +733,18 @@ void Checker::checkMembers(uint32_t file, uint32_t begin, uint32_t end, const Sc
   for (; t < end; t += 2) {
     std::string_view member = text(file, t);
     if (!isActorMember(member)) {
-      diags_.report(DiagKind::UnknownActorMember, tree_.loc(file, t), length(file, t), member);
+      // The link, value or pile of the catalog nearest the one written.
+      std::vector<std::string_view> members;
+      for (const auto &[name, decl] : decls_.byNamespace[static_cast<size_t>(Namespace::Value)])
+        members.push_back(name);
+      for (const auto &[name, decl] : decls_.byNamespace[static_cast<size_t>(Namespace::Shared)])
+        if (decl.kind == RefKind::Link || decl.kind == RefKind::Pile)
+          members.push_back(name);
+      if (std::string_view near = nearestWord(member, members); !near.empty())
+        diags_.report(DiagKind::UnknownActorMemberNear, tree_.loc(file, t), length(file, t), member,
+                      near);
+      else
+        diags_.report(DiagKind::UnknownActorMember, tree_.loc(file, t), length(file, t), member);
       return;
     }
     const Decl *shared = decls_.find(Namespace::Shared, member);

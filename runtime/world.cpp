@@ -262,6 +262,25 @@ uint64_t World::genericEvents() const {
   return kernel_ && pack_->compiled() ? journalCount() : 0;
 }
 
+namespace {
+// A number as the catalog writes it: 7, 0.5, -1.25.
+std::string numberText(int64_t n) {
+  __int128 v = n;
+  std::string text = v < 0 ? "-" : "";
+  if (v < 0)
+    v = -v;
+  text += std::to_string(static_cast<unsigned long long>(v / kOne));
+  if (int64_t part = int64_t(v % kOne)) {
+    char digits[8];
+    std::snprintf(digits, sizeof digits, "%06lld", static_cast<long long>(part));
+    std::string fraction(digits);
+    fraction.erase(fraction.find_last_not_of('0') + 1);
+    text += "." + fraction;
+  }
+  return text;
+}
+} // namespace
+
 std::string World::journalText(size_t from) const {
   const pack::Tables &t = tables();
   const Journal &journal = journalOf();
@@ -287,13 +306,19 @@ std::string World::journalText(size_t from) const {
       out += " ability " + std::string(t.name(t.abilities[j.ability].name));
     if (j.pool != kNoId)
       out += " pool " + std::string(t.name(t.values[j.pool].name));
-    std::snprintf(buf, sizeof buf, " amount %lld landed %lld%s tags", (long long)j.amount,
-                  (long long)j.landed, j.prevented ? " prevented" : "");
-    out += buf;
-    for (uint32_t w = 0; w < journal.tagWords(); ++w) {
-      std::snprintf(buf, sizeof buf, " %llx", (unsigned long long)journal.tags()[j.tagsAt + w]);
-      out += buf;
-    }
+    out += " amount " + numberText(j.amount) + " landed " + numberText(j.landed);
+    if (j.prevented)
+      out += " prevented";
+    // Its tags by name, a dotted one's parents among them.
+    const char *lead = " tags";
+    for (uint32_t w = 0; w < journal.tagWords(); ++w)
+      for (uint64_t bits = journal.tags()[j.tagsAt + w]; bits; bits &= bits - 1) {
+        size_t tag = size_t(w) * 64 + size_t(__builtin_ctzll(bits));
+        out += lead;
+        out += ' ';
+        out += tag < t.tags.size() ? std::string(t.name(t.tags[tag].name)) : "?";
+        lead = "";
+      }
     out += '\n';
   }
   return out;

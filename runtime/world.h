@@ -171,7 +171,8 @@ public:
   // worlds that hash alike ran alike.
   uint64_t journalCount() const;
   uint64_t journalHash() const;
-  // The journal as text, one line an entry, for comparing engines.
+  // The journal as text, one line an entry, in the catalog's numbers and
+  // names (amount 7.5, tags Damage Fire), for reading and comparing engines.
   std::string journalText(size_t from = 0) const;
   std::string handleName(Handle h) const;
   const pack::Tables &tables() const { return pack_->tables(); }

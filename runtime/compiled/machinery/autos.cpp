@@ -462,7 +462,9 @@ void World::wakeAutosAt(int64_t at) {
 void World::scheduleAutoWake() {
   int64_t wake = autoWakeNext_;
   autoWakeNext_ = -1;
-  if (wake < 0 || (autoWakeAt_ > worldTime() && autoWakeAt_ <= wake))
+  // A wake held at the last time (a stopped clock's) never comes
+  // (docs/readings.md 170).
+  if (wake < 0 || wake == INT64_MAX || (autoWakeAt_ > worldTime() && autoWakeAt_ <= wake))
     return;
   autoWakeAt_ = wake;
   pushTimer({wake, 0, ++seq_, 0, 0, 0, 2, TimerKind::AutoWake});

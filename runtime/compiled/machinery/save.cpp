@@ -375,7 +375,10 @@ bool World::savedTimesHold(uint32_t i) {
     if (rule.kind != pack::RuleKind::Every)
       continue;
     int64_t next = *due++;
-    if (next != -1 && (next <= in.appliedAt || (fixedInterval(rule) && next < now)))
+    // One held at the last time never comes, however late the instance went
+    // on (docs/readings.md 170).
+    if (next != -1 && next != INT64_MAX &&
+        (next <= in.appliedAt || (fixedInterval(rule) && next < now)))
       return false;
   }
   return true;

@@ -9,6 +9,7 @@
 // What it reads: `tables.find(tables.KIND, "Name")` (the C++ API's lookup,
 // KIND one of Tables' lists) and `ledger_pack_find(pack, LEDGER_KIND,
 // "Name")` (the C ABI's).
+#include "diag/nearest.h"
 #include "driver/frontend.h"
 #include "ir/ir.h"
 
@@ -83,18 +84,11 @@ public:
         return true;
     return false;
   }
-  // The declared name of a kind nearest `name`, if one is near enough to be
-  // what was meant: two letters wrong, or a third of a long name's.
+  // The declared name of a kind nearest `name` (diag/nearest.h), "" if
+  // none is near enough to be what was meant.
   static std::string nearest(const Kind &k, llvm::StringRef name) {
-    unsigned most = std::max(2u, unsigned(name.size() / 3));
-    std::string best;
-    unsigned bestDistance = most + 1;
-    for (const std::string &n : k.names)
-      if (unsigned d = name.edit_distance(n, true, most); d < bestDistance) {
-        best = n;
-        bestDistance = d;
-      }
-    return best;
+    std::vector<std::string_view> names(k.names.begin(), k.names.end());
+    return std::string(ledger::nearestWord(name, names));
   }
 
 private:

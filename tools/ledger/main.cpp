@@ -1,5 +1,6 @@
 // ledger: the command line. `check` reads and checks a catalog or a play
 // file; `build`, `play` and `ir` are the compiler's later stages.
+#include "diag/nearest.h"
 #include "driver/frontend.h"
 #include "codegen/codegen.h"
 #include "codegen/typed_header.h"
@@ -11,7 +12,6 @@
 #include "play_runner.h"
 #include "parse/parse.h"
 
-#include <llvm/ADT/StringRef.h>
 #include <llvm/Config/llvm-config.h>
 
 #include <algorithm>
@@ -142,18 +142,9 @@ void printHelp(std::string_view command) {
   std::fputs(kUsageOptions, stdout);
 }
 
-// The word of `known` nearest `word`, if one is near enough to be what was
-// meant (two letters wrong, or a third of a long word's); "" if none is.
+// The word of `known` nearest `word` (diag/nearest.h), "" if none is near.
 std::string nearestOf(std::string_view word, std::initializer_list<std::string_view> known) {
-  unsigned most = std::max(2u, unsigned(word.size() / 3));
-  std::string best;
-  unsigned bestDistance = most + 1;
-  for (std::string_view k : known)
-    if (unsigned d = llvm::StringRef(word).edit_distance(k, true, most); d < bestDistance) {
-      best = k;
-      bestDistance = d;
-    }
-  return best;
+  return std::string(ledger::nearestWord(word, std::vector<std::string_view>(known)));
 }
 
 int usageError(const char *message) {

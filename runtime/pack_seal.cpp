@@ -3,7 +3,6 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <vector>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -94,7 +93,7 @@ bool readFully(int fd, char *into, size_t size, uint64_t at) {
 // a FIFO or a folder named as a pack is refused before it is read (/dev/zero
 // never ends, a FIFO may never begin), as is a file longer than its header
 // says.
-bool readPack(const std::string &path, std::vector<char> &bytes, std::string &why) {
+bool readPack(const std::string &path, std::string &bytes, std::string &why) {
   // Non-blocking, so a FIFO opens without waiting for a writer, to be refused.
   Opened file{open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
   struct stat status;
@@ -136,19 +135,8 @@ void seal(std::string &image) {
   image.append(seal, kSealSize);
 }
 
-bool sealHolds(const std::string &path, std::string &why) {
-  std::vector<char> bytes;
-  if (!readPack(path, bytes, why))
-    return false;
-  return sealHoldsOn(std::string_view(bytes.data(), bytes.size()), why);
-}
-
 bool readSealed(const std::string &path, std::string &bytes, std::string &why) {
-  std::vector<char> read;
-  if (!readPack(path, read, why) || !sealHoldsOn(std::string_view(read.data(), read.size()), why))
-    return false;
-  bytes.assign(read.data(), read.size());
-  return true;
+  return readPack(path, bytes, why) && sealHoldsOn(bytes, why);
 }
 
 namespace {

@@ -10,14 +10,12 @@ namespace ledger::rt {
 
 // Appends the seal to a shared object's bytes.
 void seal(std::string &image);
-// Whether the file at `path` ends with the seal of the bytes before it; a
-// file that is no regular one, or past a pack's size, is refused unread.
-bool sealHolds(const std::string &path, std::string &why);
 // The same of a file's bytes in memory: what Pack::load reads of a file
 // before the dynamic loader maps it.
 bool sealHoldsOn(std::string_view bytes, std::string &why);
 // A file's bytes, read whole once it is known to be a regular file of a
-// pack's size, its seal checked; false, with why, if not.
+// pack's size, its seal checked; false, with why, if not: a file that is no
+// regular one, or past a pack's size, is refused unread.
 bool readSealed(const std::string &path, std::string &bytes, std::string &why);
 
 // A portable pack (`ledger build --portable`): the catalog's tables and

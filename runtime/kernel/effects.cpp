@@ -303,6 +303,12 @@ int64_t Kernel::stackCap(uint32_t inst, const Event &e) {
 // A new instance goes on, its Apply made by it; its start rules run once
 // the Apply is journaled (runStart).
 void Kernel::putOn(Event &e, uint32_t eventIndex) {
+  // What came off to make room ran its end rules, which may have destroyed
+  // the holder: nothing goes on then (docs/readings.md 169).
+  if (!alive(e.subject)) {
+    e.refusal = Refusal::Gone;
+    return;
+  }
   uint32_t i = newInstance(e, eventIndex);
   e.instance = instanceHandle(i);
   e.made = true;
@@ -408,14 +414,6 @@ void Kernel::install(Event &e, uint32_t eventIndex) {
     e.refusal = Refusal::Refused;
     return;
   }
-  // What comes off before the newcomer goes on runs its end rules, which
-  // may destroy the holder: then nothing goes on (reading 169).
-  auto holderGone = [&] {
-    if (alive(holder))
-      return false;
-    e.refusal = Refusal::Gone;
-    return true;
-  };
   // Exclusive: installing it takes off the holder's other effects carrying
   // one of its tags, so only once nothing has refused it; what comes off
   // runs its end rules, which may touch what it stacks with: gathered again.
@@ -429,8 +427,6 @@ void Kernel::install(Event &e, uint32_t eventIndex) {
     }
     for (uint32_t i : *off)
       endInstance(i, Id(pack::BuiltinTag::EndReplaced), e.chain);
-    if (holderGone())
-      return;
     if (!off->empty())
       gather();
     if (noRoom()) {
@@ -459,8 +455,6 @@ void Kernel::install(Event &e, uint32_t eventIndex) {
               (insts_[victim].expiresAt < 0 || insts_[i].expiresAt < insts_[victim].expiresAt))
             victim = i;
       endInstance(victim, Id(pack::BuiltinTag::EndReplaced), e.chain);
-      if (holderGone())
-        return;
     }
     if (mode != StackMode::Separate)
       capNewcomer();
@@ -502,8 +496,6 @@ void Kernel::install(Event &e, uint32_t eventIndex) {
   switch (mode) {
   case StackMode::Replace: {
     endInstance(held, Id(pack::BuiltinTag::EndReplaced), e.chain);
-    if (holderGone())
-      return;
     capNewcomer();
     putOn(e, eventIndex);
     return;

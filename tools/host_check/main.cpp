@@ -23,7 +23,6 @@
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/CommandLine.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <string>

@@ -195,6 +195,12 @@ int64_t World::stackCap(uint32_t i, const Event &e) {
 }
 
 void World::putOn(Event &e, uint32_t eventIndex) {
+  // What came off to make room ran its end rules, which may have destroyed
+  // the holder: nothing goes on then (docs/readings.md 169).
+  if (!alive(e.subject)) {
+    e.refusal = Refusal::Gone;
+    return;
+  }
   uint32_t i = newInstance(e, eventIndex);
   Event &after = ev(eventIndex);
   after.instance = instanceHandle(i);
@@ -332,12 +338,6 @@ void World::install(Event &e0, uint32_t ei) {
   switch (mode) {
   case StackMode::Replace:
     endInstance(same, Id(pack::BuiltinTag::EndReplaced), e.chain);
-    // Its end rules may have destroyed the holder: nothing goes on then
-    // (docs/readings.md 169).
-    if (!alive(holder)) {
-      ev(ei).refusal = Refusal::Gone;
-      return;
-    }
     capNewcomer();
     putOn(ev(ei), ei);
     return;
